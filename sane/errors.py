@@ -1,0 +1,39 @@
+"""Error types that carry enough context for a one-line message.
+
+Bad input must name the file, the field and the problem; runtime failures of a
+model or a scorer must be recorded as errors rather than turned into scores.
+"""
+
+from __future__ import annotations
+
+
+class SaneError(Exception):
+    """Base class of every error the product raises on purpose."""
+
+
+class InputError(SaneError):
+    """Bad user input: a file or field that cannot be used as given."""
+
+    def __init__(self, file: str | None, field: str | None, problem: str) -> None:
+        self.file = file
+        self.field = field
+        self.problem = problem
+        where = ": ".join(part for part in (file, field) if part)
+        super().__init__(f"{where}: {problem}" if where else problem)
+
+
+class LLMError(SaneError):
+    """A model call that failed after its retries (provider error, bad output)."""
+
+    def __init__(self, model: str, cause: str) -> None:
+        self.model = model
+        self.cause = cause
+        super().__init__(f"{model}: {cause}")
+
+
+class ScorerError(SaneError):
+    """A target scorer that raised, hung or returned something outside its contract."""
+
+
+class BudgetExceeded(SaneError):
+    """The run reached --max-calls or --max-cost; it stops cleanly and can resume."""

@@ -1,0 +1,364 @@
+"""Pydantic records for everything that crosses a boundary.
+
+Every stage reads and writes these: the agents produce them from model output,
+the store persists them, the report and the statistics consume them. Keeping
+them in one module makes the suite's data model readable in one place.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import Enum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- spec
+
+
+class Requirement(str, Enum):
+    """The six fixed behavioral requirements (DESIGN section 2)."""
+
+    monotonicity = "monotonicity"
+    subadditivity = "subadditivity"
+    repeatability = "repeatability"
+    robustness = "robustness"
+    dynamic_range = "dynamic_range"
+    calibration = "calibration"
+
+
+class OutputContract(Record):
+    """What a scorer returns: its type, range and direction."""
+
+    type: Literal["ordinal", "continuous", "binary"] = "continuous"
+    min: float = 0.0
+    max: float = 1.0
+    higher_is_better: bool = True
+
+    @model_validator(mode="after")
+    def _range_is_proper(self) -> OutputContract:
+        if not (math.isfinite(self.min) and math.isfinite(self.max)):
+            raise ValueError("min and max must be finite numbers")
+        if self.min >= self.max:
+            raise ValueError(f"min ({self.min}) must be below max ({self.max})")
+        return self
+
+    @property
+    def span(self) -> float:
+        return self.max - self.min
+
+    def normalise(self, score: float) -> float:
+        """Map a raw score onto [0, 1] in the contract's own direction."""
+        return (score - self.min) / self.span
+
+    def contains(self, score: float) -> bool:
+        return self.min - 1e-9 <= score <= self.max + 1e-9
+
+
+class TargetConfig(Record):
+    """One target scorer as a spec declares it; `kind` selects the adapter."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    kind: str
+    model: str | None = None
+    prompt: str | None = None
+    metric: str | None = None
+    ref: str | None = None
+    reference_field: str | None = None
+    output: OutputContract | None = None
+    timeout_s: float = 60.0
+    temperature: float | None = None
+
+
+class ScorerSpec(Record):
+    """The scorer under test: criterion, fields, output contract, examples, targets."""
+
+    name: str
+    criterion: str
+    fields: dict[str, str]
+    scored_field: str
+    output: OutputContract
+    examples: str | None = None
+    targets: list[TargetConfig] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _scored_field_declared(self) -> ScorerSpec:
+        if self.scored_field not in self.fields:
+            raise ValueError(
+                f"scored_field '{self.scored_field}' is not one of fields {sorted(self.fields)}"
+            )
+        return self
+
+
+Example = dict[str, str]
+
+
+# ---------------------------------------------------------------------- relations
+
+
+class _RelationBase(Record):
+    pass
+
+
+class PairRelation(_RelationBase):
+    """decrease / increase / no_increase / no_decrease / invariant between two variants."""
+
+    kind: Literal["decrease", "increase", "no_increase", "no_decrease", "invariant"]
+    original: str = "original"
+    perturbed: str = "perturbed"
+
+
+class RepeatableRelation(_RelationBase):
+    """Spread of k repeated scores of one variant stays within tolerance."""
+
+    kind: Literal["repeatable"] = "repeatable"
+    variant: str = "original"
+    repeats: int = Field(default=3, ge=2)
+
+
+class CombinedRelation(_RelationBase):
+    """Subadditivity of two independent degradations A and B (DESIGN section 3)."""
+
+    kind: Literal["combined"] = "combined"
+    original: str = "original"
+    a: str = "edit_a"
+    b: str = "edit_b"
+    both: str = "edit_ab"
+
+
+class OrderedRelation(_RelationBase):
+    """A graded series, listed from the lowest to the highest target level."""
+
+    kind: Literal["ordered"] = "ordered"
+    series: list[str] = Field(min_length=2)
+    min_accuracy: float = Field(default=1.0, ge=0.0, le=1.0)
+
+
+class SpansRelation(_RelationBase):
+    """A graded series must cover at least `min_fraction` of the output range."""
+
+    kind: Literal["spans"] = "spans"
+    series: list[str] = Field(min_length=2)
+    min_fraction: float = Field(default=0.5, gt=0.0, le=1.0)
+
+
+class AtLevelRelation(_RelationBase):
+    """One variant's normalised score lies in [low, high] (0 = contract min, 1 = max)."""
+
+    kind: Literal["at_level"] = "at_level"
+    variant: str = "original"
+    low: float = Field(default=0.0, ge=0.0, le=1.0)
+    high: float = Field(default=1.0, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _band_is_proper(self) -> AtLevelRelation:
+        if self.low > self.high:
+            raise ValueError("low must not exceed high")
+        return self
+
+
+Relation = Annotated[
+    PairRelation
+    | RepeatableRelation
+    | CombinedRelation
+    | OrderedRelation
+    | SpansRelation
+    | AtLevelRelation,
+    Field(discriminator="kind"),
+]
+
+
+def relation_roles(relation: Relation) -> list[str]:
+    """The variant roles a relation reads, in a stable order."""
+    match relation:
+        case PairRelation():
+            return [relation.original, relation.perturbed]
+        case RepeatableRelation() | AtLevelRelation():
+            return [relation.variant]
+        case CombinedRelation():
+            return [relation.original, relation.a, relation.b, relation.both]
+        case OrderedRelation() | SpansRelation():
+            return list(relation.series)
+    raise TypeError(f"unknown relation {relation!r}")
+
+
+# ------------------------------------------------------------ capabilities, recipes
+
+
+class Capability(Record):
+    id: str
+    name: str
+    description: str
+    requirement: Requirement
+
+
+class Recipe(Record):
+    """How to transform an input, which variants a case has, and the expected relation."""
+
+    id: str
+    capability_id: str
+    requirement: Requirement
+    name: str
+    instruction: str
+    variant_roles: list[str]
+    relation: Relation
+    rationale: str
+    generator: str = "derived"
+
+    @model_validator(mode="after")
+    def _relation_uses_declared_roles(self) -> Recipe:
+        missing = [r for r in relation_roles(self.relation) if r not in self.variant_roles]
+        if missing:
+            raise ValueError(f"relation reads roles {missing} not in variant_roles")
+        return self
+
+
+class Case(Record):
+    """One instantiation of a recipe: a text per variant role, from one source example."""
+
+    id: str
+    recipe_id: str
+    index: int
+    example_index: int
+    example: Example
+    variants: dict[str, str]
+    notes: str = ""
+    error: str | None = None
+
+
+# ------------------------------------------------------------------- oracle panel
+
+
+class Decision(str, Enum):
+    yes = "yes"
+    no = "no"
+    unresolved = "unresolved"
+
+
+class Question(str, Enum):
+    """The three validity questions of the method."""
+
+    alignment = "alignment"
+    realization = "realization"
+    applicability = "applicability"
+
+
+class Vote(Record):
+    subject_id: str
+    question: Question
+    decision: Decision
+    rationale: str = ""
+    model: str
+    sample_index: int
+    raw: str = ""
+    error: str | None = None
+
+
+class PanelDecision(Record):
+    subject_id: str
+    question: Question
+    decision: Decision
+    votes: list[Vote]
+
+
+class Family(Record):
+    recipe_id: str
+    cases: int
+    realized: int
+    applicable: int
+    joint_valid: int
+    tau: int
+    validated: bool
+
+
+# -------------------------------------------------------------------- execution
+
+
+class Verdict(str, Enum):
+    passed = "pass"
+    fault = "fault"
+    error = "error"
+
+
+class ExecutionRecord(Record):
+    """A target's scores on one case, the tolerance used and the verdict or error."""
+
+    target: str
+    case_id: str
+    recipe_id: str
+    scores: dict[str, list[float | None]]
+    normalised: dict[str, list[float | None]] = Field(default_factory=dict)
+    tolerance: float
+    verdict: Verdict
+    detail: str = ""
+    error: str | None = None
+
+    @field_validator("scores", "normalised")
+    @classmethod
+    def _no_nan(cls, value: dict[str, list[float | None]]) -> dict[str, list[float | None]]:
+        for role, values in value.items():
+            for v in values:
+                if v is not None and not math.isfinite(v):
+                    raise ValueError(f"non-finite score for role {role}; record an error")
+        return value
+
+
+class CallRecord(Record):
+    """One LLM call as the LLM layer saw it, for cost and latency accounting."""
+
+    key: str
+    task: str
+    model: str
+    sample_index: int = 0
+    cached: bool
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    latency_s: float = 0.0
+    error: str | None = None
+
+
+class RunConfig(Record):
+    """The generating configuration, stored with the suite for provenance."""
+
+    model: str
+    oracle_models: list[str]
+    votes: int = 3
+    cases: int = 10
+    tau: int | None = None
+    seed: int = 0
+    generator: str = "derived"
+    max_capabilities: int = 6
+    recipes_per_capability: int = 2
+    concurrency: int = 8
+
+    @property
+    def threshold(self) -> int:
+        return self.tau if self.tau is not None else self.cases // 2 + 1
+
+
+class SuiteSnapshot(Record):
+    """Everything a report needs, loaded from a suite store in one piece."""
+
+    spec: ScorerSpec
+    config: RunConfig
+    created: str
+    examples: list[Example]
+    capabilities: list[Capability]
+    recipes: list[Recipe]
+    alignment: dict[str, PanelDecision]
+    cases: list[Case]
+    realization: dict[str, PanelDecision]
+    applicability: dict[str, PanelDecision]
+    families: list[Family]
+    tolerances: dict[str, float] = Field(default_factory=dict)
+    executions: list[ExecutionRecord] = Field(default_factory=list)
+    calls: list[CallRecord] = Field(default_factory=list)
+    errors: list[dict[str, str]] = Field(default_factory=list)

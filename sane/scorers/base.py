@@ -1,0 +1,95 @@
+"""The target-scorer interface and the registries that build targets from a spec.
+
+A target is anything that gives a record (a dict of the spec's fields) a raw
+score under its own output contract. Adapters register by `kind`; built-in
+metrics register by `metric` name, so adding one never touches an if-chain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from sane.errors import InputError
+from sane.records import OutputContract, ScorerSpec, TargetConfig
+
+if TYPE_CHECKING:
+    from sane.llm import LLMClient
+
+
+@runtime_checkable
+class Target(Protocol):
+    """A scorer under test. `score` may raise; the executor records that as an error."""
+
+    name: str
+    contract: OutputContract
+    fields: tuple[str, ...]
+    deterministic: bool
+
+    async def score(self, record: dict[str, str], repeat: int = 0) -> float: ...
+
+
+@runtime_checkable
+class BatchTarget(Target, Protocol):
+    """A target that scores many records in one call (local metrics batch well)."""
+
+    async def score_batch(self, records: list[dict[str, str]]) -> list[float]: ...
+
+
+@dataclass(frozen=True)
+class BuildContext:
+    """What an adapter may need besides its own config."""
+
+    spec: ScorerSpec
+    base_dir: Path
+    llm: LLMClient | None = None
+
+
+TargetFactory = Callable[[TargetConfig, BuildContext], Target]
+MetricFactory = Callable[[TargetConfig, BuildContext], Target]
+
+TARGET_KINDS: dict[str, TargetFactory] = {}
+BUILTIN_METRICS: dict[str, MetricFactory] = {}
+
+
+def register_kind(kind: str) -> Callable[[TargetFactory], TargetFactory]:
+    def decorator(factory: TargetFactory) -> TargetFactory:
+        TARGET_KINDS[kind] = factory
+        return factory
+
+    return decorator
+
+
+def register_metric(name: str) -> Callable[[MetricFactory], MetricFactory]:
+    def decorator(factory: MetricFactory) -> MetricFactory:
+        BUILTIN_METRICS[name] = factory
+        return factory
+
+    return decorator
+
+
+def build_target(config: TargetConfig, context: BuildContext, *, source: str = "spec") -> Target:
+    """Build one target; an unknown kind or metric is bad input naming the field."""
+    factory = TARGET_KINDS.get(config.kind)
+    if factory is None:
+        raise InputError(
+            source,
+            f"targets.{config.name}.kind",
+            f"unknown target kind '{config.kind}' (known: {', '.join(sorted(TARGET_KINDS))})",
+        )
+    return factory(config, context)
+
+
+@register_kind("builtin")
+def _builtin(config: TargetConfig, context: BuildContext) -> Target:
+    factory = BUILTIN_METRICS.get(config.metric or "")
+    if factory is None:
+        raise InputError(
+            "spec",
+            f"targets.{config.name}.metric",
+            f"unknown built-in metric '{config.metric}' "
+            f"(known: {', '.join(sorted(BUILTIN_METRICS))})",
+        )
+    return factory(config, context)
