@@ -334,6 +334,8 @@ class RunConfig(Record):
     cases: int = 10
     tau: int | None = None
     seed: int = 0
+    temperature: float = 0.7
+    oracle_temperature: float = 0.7
     generator: str = "derived"
     max_capabilities: int = 6
     recipes_per_capability: int = 2

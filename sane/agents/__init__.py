@@ -1,0 +1,11 @@
+"""Agents turn a scorer spec into capabilities, recipes and cases by asking a model.
+
+Each agent is one structured call per item, so each item is cached and can be
+resumed on its own; a failed call is recorded as an error for that item only.
+"""
+
+from sane.agents.capabilities import derive_capabilities
+from sane.agents.cases import instantiate_case
+from sane.agents.recipes import derive_recipes
+
+__all__ = ["derive_capabilities", "derive_recipes", "instantiate_case"]

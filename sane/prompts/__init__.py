@@ -1,0 +1,45 @@
+"""Prompt templates are data: jinja2 files in this package, rendered in a sandbox.
+
+The sandbox matters because user-supplied templates (judge rubrics) render with
+the same machinery, and because generated text that reaches a prompt must be
+treated as data, never as template code.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from jinja2 import PackageLoader, StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+
+@lru_cache(maxsize=1)
+def _environment() -> SandboxedEnvironment:
+    env = SandboxedEnvironment(
+        loader=PackageLoader("sane", "prompts"),
+        undefined=StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    env.filters["data"] = _as_data
+    return env
+
+
+def _as_data(text: object) -> str:
+    """Neutralise tag look-alikes so example text cannot close its own data delimiter."""
+    return str(text).replace("</data", "&lt;/data").replace("<data", "&lt;data")
+
+
+def render(name: str, **context: Any) -> str:
+    return _environment().get_template(name).render(**context).strip()
+
+
+def messages(name: str, **context: Any) -> list[dict[str, str]]:
+    """A system message (shared) and the named task prompt as the user message."""
+    return [
+        {"role": "system", "content": render("system.j2")},
+        {"role": "user", "content": render(name, **context)},
+    ]

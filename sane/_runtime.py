@@ -1,0 +1,67 @@
+"""What the workflow's stages share at run time but never checkpoint.
+
+The LangGraph state holds only what a stage decided (small, serialisable);
+live objects (the store, the LLM client, the panel, the targets) travel in
+this context, built fresh by every run so a resumed run gets working ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from sane.llm import LLMClient
+from sane.records import Example, RunConfig, ScorerSpec
+from sane.scorers.base import Target
+from sane.suites.store import SuiteStore
+from sane.validators.panel import OraclePanel
+
+T = TypeVar("T")
+Progress = Callable[[str, int, int], None]
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    return None
+
+
+@dataclass
+class RunContext:
+    store: SuiteStore
+    llm: LLMClient
+    spec: ScorerSpec
+    config: RunConfig
+    examples: list[Example]
+    panel: OraclePanel
+    targets: dict[str, Target] = field(default_factory=dict)
+    repeats: int = 1
+    timeout_s: float = 60.0
+    tolerance_floor: float = 0.05
+    progress: Progress = _no_progress
+
+
+async def run_all(
+    stage: str, items: Iterable[T], work: Callable[[T], Awaitable[None]], progress: Progress
+) -> None:
+    """Run `work` over items concurrently; the first unexpected error cancels the rest.
+
+    Expected failures (a model or scorer error) are recorded inside `work`; what
+    escapes here (a budget stop, a bug) must stop the stage, not be swallowed.
+    """
+    items = list(items)
+    done = 0
+    progress(stage, 0, len(items))
+
+    async def one(item: T) -> None:
+        nonlocal done
+        await work(item)
+        done += 1
+        progress(stage, done, len(items))
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for item in items:
+                group.create_task(one(item))
+    except ExceptionGroup as failed:
+        raise failed.exceptions[0] from None

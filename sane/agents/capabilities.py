@@ -1,0 +1,41 @@
+"""Capability agent: what must this particular scorer be able to do?"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+from sane.agents._drafts import CapabilityList
+from sane.llm import LLMClient
+from sane.prompts import messages
+from sane.records import Capability, Example, RunConfig, ScorerSpec
+
+PROMPT_EXAMPLES = 4
+
+
+@lru_cache(maxsize=1)
+def requirement_meanings() -> dict[str, str]:
+    text = resources.files("sane.prompts").joinpath("requirements.yaml").read_text("utf-8")
+    return dict(yaml.safe_load(text))
+
+
+async def derive_capabilities(
+    llm: LLMClient, spec: ScorerSpec, examples: list[Example], config: RunConfig
+) -> list[Capability]:
+    prompt = messages(
+        "capabilities.j2",
+        spec=spec,
+        requirements=requirement_meanings(),
+        examples=examples[:PROMPT_EXAMPLES],
+        limit=config.max_capabilities,
+    )
+    result = await llm.structured(
+        config.model, prompt, CapabilityList, task="capabilities", temperature=config.temperature
+    )
+    drafts = result.capabilities[: config.max_capabilities]
+    return [
+        Capability(id=f"cap-{i}", name=d.name, description=d.description, requirement=d.requirement)
+        for i, d in enumerate(drafts, start=1)
+    ]

@@ -1,0 +1,56 @@
+"""Case agent: one case of a recipe, written from one source example."""
+
+from __future__ import annotations
+
+from sane.agents._drafts import CaseDraft
+from sane.errors import LLMError
+from sane.llm import LLMClient
+from sane.prompts import messages
+from sane.records import Case, Example, Recipe, RunConfig, ScorerSpec
+
+
+def example_for(recipe_seq: int, case_index: int, n_examples: int) -> int:
+    """Spread a recipe's cases over the examples, offset per recipe."""
+    return (recipe_seq * 7 + case_index) % n_examples
+
+
+async def instantiate_case(
+    llm: LLMClient,
+    spec: ScorerSpec,
+    recipe: Recipe,
+    recipe_seq: int,
+    case_index: int,
+    examples: list[Example],
+    config: RunConfig,
+) -> Case:
+    """Ask for the variants; a missing role makes the case unrealised, not invented."""
+    example_index = example_for(recipe_seq, case_index, len(examples))
+    example = examples[example_index]
+    case_id = f"{recipe.id}/case-{case_index}"
+    prompt = messages(
+        "case.j2",
+        spec=spec,
+        recipe=recipe,
+        relation_json=recipe.relation.model_dump_json(),
+        case_index=case_index,
+        example=example,
+    )
+    base = dict(
+        id=case_id,
+        recipe_id=recipe.id,
+        index=case_index,
+        example_index=example_index,
+        example=example,
+    )
+    try:
+        draft = await llm.structured(
+            config.model, prompt, CaseDraft, task="cases", temperature=config.temperature
+        )
+    except LLMError as exc:
+        return Case(**base, variants={}, error=str(exc))
+    variants = {v.role: v.text for v in draft.variants if v.role in recipe.variant_roles}
+    if "original" in recipe.variant_roles:
+        variants["original"] = example[spec.scored_field]
+    missing = [role for role in recipe.variant_roles if role not in variants]
+    error = f"model gave no text for roles {missing}" if missing else None
+    return Case(**base, variants=variants, notes=draft.notes, error=error)

@@ -1,0 +1,142 @@
+"""The Python API: the CLI's operations as functions that return the records.
+
+Each call opens the suite, builds a fresh run context (LLM client, panel,
+targets) and runs the workflow graph in the mode asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from sane import workflow
+from sane._runtime import Progress, RunContext, _no_progress
+from sane.errors import InputError
+from sane.inputs import examples_path, load_examples, load_spec
+from sane.llm import LLMClient, LLMSettings
+from sane.records import ExecutionRecord, RunConfig, SuiteSnapshot
+from sane.report import Report, build_report
+from sane.scorers import BuildContext, build_target
+from sane.scorers.base import Target
+from sane.suites.store import SuiteStore
+from sane.validators.panel import OraclePanel
+
+
+def _context(store: SuiteStore, llm: LLMClient, progress: Progress, **extra: object) -> RunContext:
+    config = store.config()
+    panel = OraclePanel(llm, config.oracle_models, config.votes, config.oracle_temperature)
+    return RunContext(
+        store=store,
+        llm=llm,
+        spec=store.spec(),
+        config=config,
+        examples=store.examples(),
+        panel=panel,
+        progress=progress,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def generate(
+    spec: str | Path,
+    *,
+    suite: str | Path,
+    model: str,
+    oracle_models: list[str] | None = None,
+    votes: int = 3,
+    cases: int = 10,
+    tau: int | None = None,
+    examples: str | Path | None = None,
+    seed: int = 0,
+    max_capabilities: int = 6,
+    recipes_per_capability: int = 2,
+    llm: LLMSettings | None = None,
+    progress: Progress = _no_progress,
+) -> SuiteSnapshot:
+    """Generate (or resume generating) a validated suite for a scorer spec."""
+    scorer, spec_path = load_spec(spec)
+    rows = load_examples(scorer, examples_path(scorer, spec_path, examples))
+    if tau is not None and not 1 <= tau <= cases:
+        raise InputError(None, "--tau", f"must be between 1 and --cases ({cases})")
+    config = RunConfig(
+        model=model,
+        oracle_models=oracle_models or [model],
+        votes=votes,
+        cases=cases,
+        tau=tau,
+        seed=seed,
+        max_capabilities=max_capabilities,
+        recipes_per_capability=recipes_per_capability,
+    )
+    store = SuiteStore(suite, create=True)
+    try:
+        store.initialise(scorer, config, rows)
+        store.set_spec_dir(spec_path.parent)
+        client = _client(store, llm)
+        asyncio.run(workflow.run(_context(store, client, progress), {"mode": "generate"}))
+        return store.snapshot()
+    finally:
+        store.close()
+
+
+def build_targets(store: SuiteStore, llm: LLMClient, names: list[str] | None) -> dict[str, Target]:
+    spec = store.spec()
+    configs = {t.name: t for t in spec.targets}
+    unknown = [n for n in names or [] if n not in configs]
+    if unknown:
+        raise InputError(
+            str(store.path),
+            "--target",
+            f"unknown target {unknown[0]!r} (spec declares: {', '.join(configs) or 'none'})",
+        )
+    context = BuildContext(spec=spec, base_dir=store.spec_dir(), llm=llm)
+    return {n: build_target(configs[n], context) for n in (names or list(configs))}
+
+
+def execute(
+    suite: str | Path,
+    *,
+    targets: list[str] | None = None,
+    repeats: int = 1,
+    timeout_s: float = 60.0,
+    tolerance_floor: float = 0.05,
+    llm: LLMSettings | None = None,
+    progress: Progress = _no_progress,
+) -> list[ExecutionRecord]:
+    """Run a generated suite's validated families against its targets (or the named ones)."""
+    store = SuiteStore(suite)
+    try:
+        if not store.is_done("families"):
+            raise InputError(
+                str(store.path),
+                None,
+                "suite generation is not finished; rerun `sane generate` to resume it",
+            )
+        client = _client(store, llm)
+        chosen = build_targets(store, client, targets)
+        context = _context(
+            store,
+            client,
+            progress,
+            targets=chosen,
+            repeats=repeats,
+            timeout_s=timeout_s,
+            tolerance_floor=tolerance_floor,
+        )
+        asyncio.run(workflow.run(context, {"mode": "execute", "targets": sorted(chosen)}))
+        return [e for e in store.executions() if e.target in chosen]
+    finally:
+        store.close()
+
+
+def report(suite: str | Path, *, human: dict[str, float] | None = None) -> Report:
+    """Build the report of a suite from what its store holds now."""
+    store = SuiteStore(suite)
+    try:
+        return build_report(store.snapshot(), human=human)
+    finally:
+        store.close()
+
+
+def _client(store: SuiteStore, settings: LLMSettings | None) -> LLMClient:
+    return LLMClient(settings or LLMSettings(), on_call=store.put_call)

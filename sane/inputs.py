@@ -1,0 +1,87 @@
+"""Loading a scorer spec and its examples, refusing bad input with a one-line error.
+
+Every failure names the file and the field, because the user has to find and
+fix it; pydantic's multi-line reports are condensed to their first problem.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from sane.builtin import resolve_spec_path
+from sane.errors import InputError
+from sane.records import Example, ScorerSpec
+
+
+def _first_problem(error: ValidationError) -> tuple[str, str]:
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown field"
+    elif first["type"] == "missing":
+        message = "missing required field"
+    return field, message
+
+
+def load_spec(ref: str | Path) -> tuple[ScorerSpec, Path]:
+    """Parse a spec file (or `builtin:NAME`); return it with the file's path."""
+    path = resolve_spec_path(str(ref))
+    if not path.is_file():
+        raise InputError(str(path), None, "spec file not found")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else None
+        raise InputError(str(path), where, f"not valid YAML ({getattr(exc, 'problem', exc)})")
+    except UnicodeDecodeError:
+        raise InputError(str(path), None, "not a UTF-8 text file") from None
+    if not isinstance(data, dict):
+        raise InputError(str(path), None, "a spec must be a YAML mapping")
+    try:
+        spec = ScorerSpec.model_validate(data)
+    except ValidationError as exc:
+        field, message = _first_problem(exc)
+        raise InputError(str(path), field, message) from None
+    return spec, path
+
+
+def examples_path(spec: ScorerSpec, spec_path: Path, override: str | Path | None) -> Path:
+    if override is not None:
+        return Path(override)
+    if spec.examples is None:
+        raise InputError(str(spec_path), "examples", "no examples file given (--examples or spec)")
+    return spec_path.parent / spec.examples
+
+
+def load_examples(spec: ScorerSpec, path: Path) -> list[Example]:
+    """Read JSONL (or a JSON list) records that carry every field the spec declares."""
+    if not path.is_file():
+        raise InputError(str(path), None, "examples file not found")
+    text = path.read_text(encoding="utf-8")
+    if not text.strip():
+        raise InputError(str(path), None, "examples file is empty")
+    try:
+        if text.lstrip().startswith("["):
+            rows = json.loads(text)
+        else:
+            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise InputError(str(path), f"line {exc.lineno}", f"not valid JSON ({exc.msg})") from None
+    examples: list[Example] = []
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, dict):
+            raise InputError(str(path), f"record {number}", "each example must be a JSON object")
+        for field in spec.fields:
+            value = row.get(field)
+            if not isinstance(value, str) or not value.strip():
+                raise InputError(
+                    str(path), f"record {number}.{field}", "missing or empty (declared in spec)"
+                )
+        examples.append({field: row[field] for field in spec.fields})
+    return examples

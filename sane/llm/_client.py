@@ -1,0 +1,282 @@
+"""LLMClient: every model call of the product, cached, retried, limited and recorded.
+
+Callers ask for text or a pydantic object; the client looks the call up in the
+SQLite cache (a hit replays exactly and costs nothing), otherwise checks the
+budget, waits for a concurrency slot and calls litellm, retrying transient
+provider errors with backoff. Every attempt, cached or not, failed or not, is
+reported through `on_call` as a CallRecord, and only successful responses are
+stored, so a rerun retries what failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import litellm
+from pydantic import BaseModel
+
+from sane.errors import LLMError
+from sane.llm import _structured
+from sane.llm._budget import Budget
+from sane.llm._cache import CachedResponse, ResponseCache, call_key
+from sane.llm._litellm import ensure_litellm_ready
+from sane.llm._providers import CallContext, Route, resolve_route
+from sane.llm._retry import backoff_delay, is_transient
+from sane.llm._settings import LLMSettings
+from sane.records import CallRecord
+
+T = TypeVar("T", bound=BaseModel)
+
+TIMEOUT_GRACE_S = 5.0  # litellm enforces timeout_s itself; this guards providers that do not
+MAX_ERROR_CHARS = 600
+
+
+class _Failed(Exception):
+    """An attempt that failed with a message already made safe to store."""
+
+
+class LLMClient:
+    """Async access to any litellm model, the scripted model and local models."""
+
+    def __init__(
+        self, settings: LLMSettings, on_call: Callable[[CallRecord], None] | None = None
+    ) -> None:
+        ensure_litellm_ready()
+        self._settings = settings
+        self._on_call = on_call
+        self._cache = ResponseCache(settings.resolved_cache_path())
+        self._budget = Budget(settings.max_calls, settings.max_cost)
+        self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._key_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    # ------------------------------------------------------------------ public
+
+    @property
+    def calls_made(self) -> int:
+        """Uncached calls started in this client's life (cache replays are free)."""
+        return self._budget.calls
+
+    @property
+    def cost(self) -> float:
+        """USD spent on uncached calls in this client's life."""
+        return self._budget.cost
+
+    def close(self) -> None:
+        self._cache.close()
+
+    async def text(
+        self,
+        model: str,
+        messages: list[dict[str, str]],
+        *,
+        task: str,
+        sample_index: int = 0,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        params = {"temperature": temperature, "max_tokens": max_tokens, "response_format": None}
+        return await self._complete(model, messages, params, task, sample_index)
+
+    async def structured(
+        self,
+        model: str,
+        messages: list[dict[str, str]],
+        schema: type[T],
+        *,
+        task: str,
+        sample_index: int = 0,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> T:
+        params = {
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "response_format": _structured.response_format(schema),
+        }
+        conversation = _structured.with_instruction(messages, schema)
+        attempts = self._settings.repair_retries + 1
+        problems: list[str] = []
+        for _ in range(attempts):
+            reply = await self._complete(model, conversation, params, task, sample_index)
+            try:
+                return _structured.parse(reply, schema)
+            except _structured.SchemaInvalid as invalid:
+                problems = invalid.problems
+                conversation = conversation + _structured.repair_turns(reply, problems)
+        raise LLMError(
+            model, f"schema-invalid output after {attempts} attempts: {'; '.join(problems)}"
+        )
+
+    # ----------------------------------------------------------------- private
+
+    def _slot(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        slot = self._slots.get(loop)
+        if slot is None:
+            slot = self._slots[loop] = asyncio.Semaphore(self._settings.concurrency)
+        return slot
+
+    def _key_lock(self, key: str) -> asyncio.Lock:
+        lock = self._key_locks.get(key)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._key_locks[key] = lock
+        return lock
+
+    def _emit(self, record: CallRecord) -> None:
+        if self._on_call is not None:
+            self._on_call(record)
+
+    def _safe(self, text: str) -> str:
+        """An error text fit to store: the API key redacted, the length bounded."""
+        if self._settings.api_key:
+            text = text.replace(self._settings.api_key, "***")
+        return text[:MAX_ERROR_CHARS]
+
+    async def _complete(
+        self,
+        model: str,
+        messages: list[dict[str, str]],
+        params: dict[str, Any],
+        task: str,
+        sample_index: int,
+    ) -> str:
+        key = call_key(model, messages, params, sample_index)
+        # One flight per key: identical concurrent requests make one provider call.
+        async with self._key_lock(key):
+            started = time.monotonic()
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._emit(
+                    CallRecord(
+                        key=key,
+                        task=task,
+                        model=model,
+                        sample_index=sample_index,
+                        cached=True,
+                        prompt_tokens=hit.prompt_tokens,
+                        completion_tokens=hit.completion_tokens,
+                        cost=0.0,
+                        latency_s=time.monotonic() - started,
+                    )
+                )
+                return hit.text
+            self._budget.reserve()
+            return await self._call_with_retries(key, model, messages, params, task, sample_index)
+
+    async def _call_with_retries(
+        self,
+        key: str,
+        model: str,
+        messages: list[dict[str, str]],
+        params: dict[str, Any],
+        task: str,
+        sample_index: int,
+    ) -> str:
+        ctx = CallContext(task=task, sample_index=sample_index)
+        route = resolve_route(model, self._settings, ctx)
+        attempts = self._settings.provider_retries + 1
+        for attempt in range(attempts):
+            started = time.monotonic()
+            try:
+                async with self._slot():
+                    started = time.monotonic()
+                    response = await self._acompletion(route, messages, params)
+                text = _reply_text(response)
+            except Exception as error:  # noqa: BLE001 - every provider failure is recorded
+                message = self._safe(f"{type(error).__name__}: {error}")
+                self._emit(
+                    CallRecord(
+                        key=key,
+                        task=task,
+                        model=model,
+                        sample_index=sample_index,
+                        cached=False,
+                        latency_s=time.monotonic() - started,
+                        error=message,
+                    )
+                )
+                if attempt + 1 < attempts and is_transient(error):
+                    await asyncio.sleep(backoff_delay(error, attempt, self._settings.backoff_s))
+                    continue
+                raise LLMError(
+                    model, f"provider error after {attempt + 1} attempt(s): {message}"
+                ) from None
+            latency = time.monotonic() - started
+            entry = CachedResponse(
+                key=key,
+                model=model,
+                task=task,
+                sample_index=sample_index,
+                text=text,
+                prompt_tokens=_usage(response, "prompt_tokens"),
+                completion_tokens=_usage(response, "completion_tokens"),
+                cost=_cost(response) if route.priced else 0.0,
+                latency_s=latency,
+            )
+            self._cache.put(entry)
+            self._budget.charge(entry.cost)
+            self._emit(
+                CallRecord(
+                    key=key,
+                    task=task,
+                    model=model,
+                    sample_index=sample_index,
+                    cached=False,
+                    prompt_tokens=entry.prompt_tokens,
+                    completion_tokens=entry.completion_tokens,
+                    cost=entry.cost,
+                    latency_s=latency,
+                )
+            )
+            return text
+        raise AssertionError("unreachable: the retry loop returns or raises")
+
+    async def _acompletion(
+        self, route: Route, messages: list[dict[str, str]], params: dict[str, Any]
+    ) -> Any:
+        kwargs: dict[str, Any] = {
+            "model": route.litellm_model,
+            "messages": messages,
+            "num_retries": 0,
+            "max_retries": 0,
+            "timeout": self._settings.timeout_s,
+            "drop_params": True,
+            **route.kwargs,
+        }
+        kwargs.update({name: value for name, value in params.items() if value is not None})
+        return await asyncio.wait_for(
+            litellm.acompletion(**kwargs), self._settings.timeout_s + TIMEOUT_GRACE_S
+        )
+
+
+def _reply_text(response: Any) -> str:
+    """The message text of a completion; a missing text is an error, not an empty answer."""
+    choice = response.choices[0]
+    content = getattr(choice.message, "content", None)
+    if content is None:
+        reason = getattr(choice, "finish_reason", None)
+        raise _Failed(f"the model returned no text (finish_reason={reason})")
+    return str(content)
+
+
+def _usage(response: Any, field: str) -> int:
+    usage = getattr(response, "usage", None)
+    value = getattr(usage, field, 0) if usage is not None else 0
+    return int(value or 0)
+
+
+def _cost(response: Any) -> float:
+    """litellm's price of the call when it knows the model, else 0."""
+    try:
+        return float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:  # noqa: BLE001 - unknown models have no price
+        return 0.0

@@ -1,0 +1,46 @@
+"""One place that imports and configures litellm for this package.
+
+litellm fetches a model price list from the internet at import time and logs
+chatty messages; the product must run offline and quietly, so the bundled
+price list is forced before the first import and litellm's own logging,
+telemetry and retries are turned off here (the client does retries itself).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import litellm
+
+from sane.llm import _local, _scripted  # noqa: F401 - their routes register on import
+from sane.llm._providers import CUSTOM_PROVIDERS
+
+_ready = False
+_ready_lock = threading.Lock()
+_QUIET_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm")
+
+
+def ensure_litellm_ready() -> None:
+    """Quiet litellm and register this package's custom providers (idempotent)."""
+    global _ready
+    with _ready_lock:
+        if _ready:
+            return
+        litellm.suppress_debug_info = True
+        litellm.set_verbose = False
+        litellm.telemetry = False
+        litellm.turn_off_message_logging = True
+        litellm.num_retries = 0
+        for name in _QUIET_LOGGERS:
+            logging.getLogger(name).setLevel(logging.ERROR)
+        registered = {item["provider"] for item in litellm.custom_provider_map}
+        for provider, factory in CUSTOM_PROVIDERS.items():
+            if provider not in registered:
+                litellm.custom_provider_map.append(
+                    {"provider": provider, "custom_handler": factory()}
+                )
+        _ready = True

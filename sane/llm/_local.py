@@ -1,0 +1,95 @@
+"""The `local/<name>` provider: embedded offline models behind litellm.
+
+The model itself lives in `sane.local.llama` (imported lazily: it loads heavy
+native code and may be absent). Its `chat` function is synchronous and the
+machine runs one model at a time, so calls run in a worker thread under a
+process-wide lock. The seed is the sample index, so repeated votes differ
+while a rerun stays identical.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import threading
+from typing import Any
+
+from litellm import CustomLLM, ModelResponse, Usage
+
+from sane.errors import LLMError
+from sane.llm._providers import (
+    CallContext,
+    Route,
+    register_custom_provider,
+    register_route,
+)
+from sane.llm._settings import LLMSettings
+
+PROVIDER = "local"
+LLAMA_MODULE = "sane.local.llama"
+DEFAULT_TEMPERATURE = 0.7  # votes need sampling to differ; the seed keeps them reproducible
+DEFAULT_MAX_TOKENS = 1024
+
+_model_lock = threading.Lock()
+
+
+def _json_schema(response_format: Any) -> dict | None:
+    """The JSON schema inside an OpenAI-style response_format, if one was sent."""
+    if not isinstance(response_format, dict):
+        return None
+    if response_format.get("type") != "json_schema":
+        return None
+    spec = response_format.get("json_schema") or {}
+    schema = spec.get("schema")
+    return schema if isinstance(schema, dict) else None
+
+
+def _run_locked(name: str, messages: list[dict[str, str]], **kwargs: Any) -> Any:
+    chat = importlib.import_module(LLAMA_MODULE).chat
+    with _model_lock:
+        return chat(name, messages, **kwargs)
+
+
+class LocalLLM(CustomLLM):
+    """litellm handler for provider 'local'."""
+
+    async def acompletion(self, model: str, messages: list, **kwargs: Any) -> ModelResponse:
+        model_response: ModelResponse = kwargs["model_response"]
+        optional_params: dict[str, Any] = kwargs.get("optional_params") or {}
+        litellm_params: dict[str, Any] = kwargs.get("litellm_params") or {}
+        meta = litellm_params.get("metadata") or {}
+        temperature = optional_params.get("temperature")
+        max_tokens = optional_params.get("max_tokens")
+        plain_messages = [
+            {"role": str(m.get("role", "user")), "content": str(m.get("content") or "")}
+            for m in messages
+        ]
+        result = await asyncio.to_thread(
+            _run_locked,
+            model,
+            plain_messages,
+            json_schema=_json_schema(optional_params.get("response_format")),
+            temperature=DEFAULT_TEMPERATURE if temperature is None else float(temperature),
+            seed=int(meta.get("sample_index", 0)),
+            max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else int(max_tokens),
+        )
+        model_response.choices[0].message.content = result.text  # type: ignore[union-attr]
+        model_response.usage = Usage(  # type: ignore[attr-defined]
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+            total_tokens=result.prompt_tokens + result.completion_tokens,
+        )
+        return model_response
+
+
+@register_custom_provider(PROVIDER)
+def _make_handler() -> LocalLLM:
+    return LocalLLM()
+
+
+@register_route(PROVIDER)
+def local_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
+    if "/" not in model or not model.split("/", 1)[1]:
+        raise LLMError(model, "a local model needs a name: local/<name>")
+    metadata = {"task": ctx.task, "sample_index": ctx.sample_index}
+    return Route(model, {"metadata": metadata}, priced=False)

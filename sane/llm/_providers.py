@@ -1,0 +1,70 @@
+"""Model routing: a registry from a model-string prefix to how litellm is called.
+
+Every model, including the scripted test model and the embedded local models,
+goes through `litellm.acompletion`, so caching, retries and call records are
+uniform. A route says which model string litellm sees, what extra arguments
+it gets and whether litellm can price the call. Custom litellm providers
+(CustomLLM handlers) register here too, by provider name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sane.llm._settings import LLMSettings
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What a route may pass through to a provider besides the messages."""
+
+    task: str
+    sample_index: int
+
+
+@dataclass(frozen=True)
+class Route:
+    litellm_model: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    priced: bool = True
+
+
+RouteBuilder = Callable[[str, LLMSettings, CallContext], Route]
+
+ROUTES: dict[str, RouteBuilder] = {}
+CUSTOM_PROVIDERS: dict[str, Callable[[], Any]] = {}
+
+
+def register_route(prefix: str) -> Callable[[RouteBuilder], RouteBuilder]:
+    def decorator(builder: RouteBuilder) -> RouteBuilder:
+        ROUTES[prefix] = builder
+        return builder
+
+    return decorator
+
+
+def register_custom_provider(name: str) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
+    """Register a factory of a litellm CustomLLM handler under a provider name."""
+
+    def decorator(factory: Callable[[], Any]) -> Callable[[], Any]:
+        CUSTOM_PROVIDERS[name] = factory
+        return factory
+
+    return decorator
+
+
+def plain_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
+    """Any litellm provider string; api_base/api_key for OpenAI-compatible servers."""
+    kwargs: dict[str, Any] = {}
+    if settings.api_base is not None:
+        kwargs["api_base"] = settings.api_base
+    if settings.api_key is not None:
+        kwargs["api_key"] = settings.api_key
+    return Route(model, kwargs)
+
+
+def resolve_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
+    prefix = model.split("/", 1)[0]
+    return ROUTES.get(prefix, plain_route)(model, settings, ctx)

@@ -1,0 +1,88 @@
+"""Which provider errors are worth retrying, and how long to wait before the next try.
+
+litellm's own retries are switched off (num_retries=0) so that every attempt
+is visible in the call records and the backoff is configurable; this module
+is the policy the client applies instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import time
+from collections.abc import Mapping
+
+import httpx
+
+TRANSIENT_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+PERMANENT_STATUS = frozenset({400, 401, 402, 403, 404, 413, 422})
+MAX_RETRY_AFTER_S = 60.0
+_TRANSIENT_TYPES: tuple[type[BaseException], ...] = (
+    asyncio.TimeoutError,
+    TimeoutError,
+    ConnectionError,
+    httpx.TimeoutException,
+    httpx.NetworkError,
+)
+
+
+def status_of(error: BaseException) -> int | None:
+    """The HTTP-like status an exception carries, if any."""
+    status = getattr(error, "status_code", None)
+    if isinstance(status, int):
+        return status
+    response = getattr(error, "response", None)
+    status = getattr(response, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _litellm_transient_types() -> tuple[type[BaseException], ...]:
+    import litellm
+
+    return (litellm.Timeout, litellm.APIConnectionError)
+
+
+def is_transient(error: BaseException) -> bool:
+    """Rate limits, server errors, timeouts and connection errors are worth another try."""
+    if isinstance(error, _TRANSIENT_TYPES + _litellm_transient_types()):
+        return True
+    status = status_of(error)
+    if status is None:
+        return False
+    if status in PERMANENT_STATUS:
+        return False
+    return status in TRANSIENT_STATUS or status >= 500
+
+
+def _headers_of(error: BaseException) -> Mapping[str, str] | None:
+    headers = getattr(error, "litellm_response_headers", None)
+    if headers:
+        return headers
+    response = getattr(error, "response", None)
+    return getattr(response, "headers", None)
+
+
+def retry_after_s(error: BaseException) -> float | None:
+    """Seconds the server asked us to wait (Retry-After: seconds or an HTTP date)."""
+    headers = _headers_of(error)
+    if not headers:
+        return None
+    value = headers.get("retry-after") or headers.get("Retry-After")
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        parsed = email.utils.parsedate_tz(value)
+        if parsed is None:
+            return None
+        seconds = email.utils.mktime_tz(parsed) - time.time()
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
+
+
+def backoff_delay(error: BaseException, attempt: int, base_s: float) -> float:
+    """Retry-After when the server gave one, else base * 2**attempt (attempt counts from 0)."""
+    asked = retry_after_s(error)
+    if asked is not None:
+        return asked
+    return base_s * (2**attempt)

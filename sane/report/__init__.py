@@ -1,0 +1,43 @@
+"""The suite report: validity funnel, per-target results, ranking, faults and errors.
+
+`build_report` derives every number from a `SuiteSnapshot`; `render_markdown` renders it.
+The JSON document of `sane report --format json` is `build_report(...).model_dump(mode="json")`.
+"""
+
+from sane.report._build import build_report
+from sane.report._markdown import render_markdown
+from sane.report._models import (
+    CallSummary,
+    CallTotals,
+    CapabilitySummary,
+    ErrorSummary,
+    ExecutionError,
+    FamilySummary,
+    FaultEvidence,
+    Funnel,
+    GroupSummary,
+    HumanAlignment,
+    RankingEntry,
+    Report,
+    SuiteInfo,
+    TargetSummary,
+)
+
+__all__ = [
+    "CallSummary",
+    "CallTotals",
+    "CapabilitySummary",
+    "ErrorSummary",
+    "ExecutionError",
+    "FamilySummary",
+    "FaultEvidence",
+    "Funnel",
+    "GroupSummary",
+    "HumanAlignment",
+    "RankingEntry",
+    "Report",
+    "SuiteInfo",
+    "TargetSummary",
+    "build_report",
+    "render_markdown",
+]

@@ -1,0 +1,473 @@
+"""Build a :class:`Report` from a :class:`SuiteSnapshot`.
+
+Why recompute instead of copying: the funnel, the family validation and the verdict counts
+are the product's claims, so they are derived here from the panel decisions and the
+execution records (the stored family rows are checked against them, and any disagreement
+becomes a warning in the report). Only executions of joint-valid cases of validated
+families count; anything else is left out with a warning, never silently folded in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from sane.records import (
+    CallRecord,
+    Case,
+    Decision,
+    ExecutionRecord,
+    OutputContract,
+    PanelDecision,
+    Recipe,
+    SuiteSnapshot,
+    Verdict,
+)
+from sane.report._models import (
+    CallSummary,
+    CallTotals,
+    CapabilitySummary,
+    ErrorSummary,
+    ExecutionError,
+    FamilySummary,
+    FaultEvidence,
+    Funnel,
+    GroupSummary,
+    HumanAlignment,
+    RankingEntry,
+    Report,
+    SuiteInfo,
+    TargetSummary,
+)
+from sane.stats import (
+    default_taus,
+    pass_rate_ci,
+    rank_correlation,
+    ranks,
+    stability_sensitivity,
+    threshold_sensitivity,
+)
+
+
+def _yes(decisions: Mapping[str, PanelDecision], key: str) -> bool:
+    """A missing or unresolved decision is not a yes."""
+    decision = decisions.get(key)
+    return decision is not None and decision.decision is Decision.yes
+
+
+@dataclass
+class _FamilyCount:
+    cases: int = 0
+    realized: int = 0
+    applicable: int = 0
+    joint_valid: int = 0
+
+
+@dataclass
+class _Validity:
+    """Everything the funnel and the execution filter need, computed once."""
+
+    aligned: set[str]
+    realized: set[str]
+    applicable: set[str]
+    joint_valid: set[str]
+    families: dict[str, _FamilyCount]
+    validated: set[str]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _validity(snapshot: SuiteSnapshot) -> _Validity:
+    recipe_ids = {recipe.id for recipe in snapshot.recipes}
+    aligned = {rid for rid in recipe_ids if _yes(snapshot.alignment, rid)}
+    families = {recipe.id: _FamilyCount() for recipe in snapshot.recipes}
+    realized, applicable, joint_valid = set(), set(), set()
+    warnings: list[str] = []
+    for case in snapshot.cases:
+        family = families.get(case.recipe_id)
+        if family is None:
+            warnings.append(f"case {case.id} belongs to unknown recipe {case.recipe_id}")
+            family = families.setdefault(case.recipe_id, _FamilyCount())
+        family.cases += 1
+        if not _yes(snapshot.realization, case.id):
+            continue
+        realized.add(case.id)
+        family.realized += 1
+        if not _yes(snapshot.applicability, case.id):
+            continue
+        applicable.add(case.id)
+        family.applicable += 1
+        if case.recipe_id in aligned:
+            joint_valid.add(case.id)
+            family.joint_valid += 1
+    tau = snapshot.config.threshold
+    validated = {rid for rid, count in families.items() if count.joint_valid >= tau}
+    warnings += _check_stored_families(snapshot, families, validated)
+    return _Validity(aligned, realized, applicable, joint_valid, families, validated, warnings)
+
+
+def _check_stored_families(
+    snapshot: SuiteSnapshot, families: Mapping[str, _FamilyCount], validated: set[str]
+) -> list[str]:
+    """Compare the stored family rows with the recomputed ones; disagreements are warnings."""
+    warnings = []
+    tau = snapshot.config.threshold
+    for stored in snapshot.families:
+        count = families.get(stored.recipe_id, _FamilyCount())
+        expected = {
+            "cases": count.cases,
+            "realized": count.realized,
+            "joint_valid": count.joint_valid,
+            "tau": tau,
+            "validated": stored.recipe_id in validated,
+        }
+        diffs = [
+            f"{name} stored {getattr(stored, name)} vs recomputed {value}"
+            for name, value in expected.items()
+            if getattr(stored, name) != value
+        ]
+        if diffs:
+            warnings.append(f"family {stored.recipe_id}: " + "; ".join(diffs))
+    return warnings
+
+
+def _funnel(snapshot: SuiteSnapshot, validity: _Validity, fault_detecting: int) -> Funnel:
+    unresolved = {
+        question: sum(d.decision is Decision.unresolved for d in decisions.values())
+        for question, decisions in (
+            ("alignment", snapshot.alignment),
+            ("realization", snapshot.realization),
+            ("applicability", snapshot.applicability),
+        )
+    }
+    return Funnel(
+        candidate_recipes=len(snapshot.recipes),
+        aligned_recipes=len(validity.aligned),
+        cases=len(snapshot.cases),
+        realized_cases=len(validity.realized),
+        applicable_cases=len(validity.applicable),
+        joint_valid_cases=len(validity.joint_valid),
+        validated_families=len(validity.validated),
+        fault_detecting_families=fault_detecting,
+        tau=snapshot.config.threshold,
+        case_generation_errors=sum(case.error is not None for case in snapshot.cases),
+        unresolved=unresolved,
+    )
+
+
+# ------------------------------------------------------------------ executions
+
+
+def _counted_executions(
+    snapshot: SuiteSnapshot, validity: _Validity, cases: Mapping[str, Case]
+) -> tuple[list[ExecutionRecord], list[str]]:
+    """Executions of joint-valid cases of validated families, one per target x case."""
+    latest: dict[tuple[str, str], ExecutionRecord] = {}
+    outside = duplicates = 0
+    warnings = []
+    for execution in snapshot.executions:
+        case = cases.get(execution.case_id)
+        if case is None or case.recipe_id != execution.recipe_id:
+            warnings.append(
+                f"execution {execution.target} x {execution.case_id}: unknown case or "
+                f"recipe mismatch ({execution.recipe_id}); left out"
+            )
+            continue
+        if execution.case_id not in validity.joint_valid or case.recipe_id not in (
+            validity.validated
+        ):
+            outside += 1
+            continue
+        key = (execution.target, execution.case_id)
+        duplicates += key in latest
+        latest[key] = execution
+    if outside:
+        warnings.append(
+            f"{outside} execution(s) of cases outside the validated suite were left out"
+        )
+    if duplicates:
+        warnings.append(f"{duplicates} repeated execution(s) of a target x case: kept the last")
+    return list(latest.values()), warnings
+
+
+def _group(executions: Iterable[ExecutionRecord]) -> GroupSummary:
+    """Verdict counts; errors are counted apart and never enter the pass rate."""
+    verdicts = Counter(execution.verdict for execution in executions)
+    passes, faults, errors = (verdicts[v] for v in (Verdict.passed, Verdict.fault, Verdict.error))
+    judged = passes + faults
+    return GroupSummary(
+        pass_rate=passes / judged if judged else None,
+        pass_rate_ci=pass_rate_ci(passes, judged) if judged else None,
+        cases=passes + faults + errors,
+        passes=passes,
+        faults=faults,
+        errors=errors,
+    )
+
+
+def _by(
+    executions: list[ExecutionRecord], key: Callable[[ExecutionRecord], str]
+) -> dict[str, list[ExecutionRecord]]:
+    groups: dict[str, list[ExecutionRecord]] = defaultdict(list)
+    for execution in executions:
+        groups[key(execution)].append(execution)
+    return dict(sorted(groups.items()))
+
+
+def _contract(snapshot: SuiteSnapshot, target: str) -> OutputContract:
+    for config in snapshot.spec.targets:
+        if config.name == target and config.output is not None:
+            return config.output
+    return snapshot.spec.output
+
+
+def _tolerance(snapshot: SuiteSnapshot, target: str, runs: list[ExecutionRecord]) -> float | None:
+    if target in snapshot.tolerances:
+        return snapshot.tolerances[target]
+    values = {execution.tolerance for execution in runs}
+    return values.pop() if len(values) == 1 else None
+
+
+def _target_summary(
+    snapshot: SuiteSnapshot, target: str, runs: list[ExecutionRecord], recipes: dict[str, Recipe]
+) -> TargetSummary:
+    capabilities = {capability.id: capability for capability in snapshot.capabilities}
+    by_requirement = {
+        requirement: _group(group)
+        for requirement, group in _by(runs, lambda e: recipes[e.recipe_id].requirement.value).items()
+    }
+    by_capability = {}
+    for capability_id, group in _by(runs, lambda e: recipes[e.recipe_id].capability_id).items():
+        capability = capabilities.get(capability_id)
+        by_capability[capability_id] = CapabilitySummary(
+            **_group(group).model_dump(),
+            name=capability.name if capability else capability_id,
+            requirement=recipes[group[0].recipe_id].requirement.value,
+        )
+    by_family = {}
+    for recipe_id, group in _by(runs, lambda e: e.recipe_id).items():
+        recipe = recipes[recipe_id]
+        by_family[recipe_id] = FamilySummary(
+            **_group(group).model_dump(),
+            name=recipe.name,
+            requirement=recipe.requirement.value,
+            capability_id=recipe.capability_id,
+            relation=recipe.relation.kind,
+        )
+    profile = stability_sensitivity(
+        runs,
+        recipes,
+        _contract(snapshot, target),
+        criterion_higher_is_better=snapshot.spec.output.higher_is_better,
+    )
+    overall = _group(runs)
+    return TargetSummary(
+        pass_rate=overall.pass_rate,
+        pass_rate_ci=overall.pass_rate_ci,
+        cases_run=overall.cases,
+        passes=overall.passes,
+        faults=overall.faults,
+        errors=overall.errors,
+        fault_detecting_families=sum(family.faults > 0 for family in by_family.values()),
+        tolerance=_tolerance(snapshot, target, runs),
+        stability=profile.stability,
+        stability_cases=profile.stability_cases,
+        sensitivity=profile.sensitivity,
+        sensitivity_cases=profile.sensitivity_cases,
+        by_requirement=by_requirement,
+        by_capability=by_capability,
+        by_family=by_family,
+    )
+
+
+# --------------------------------------------------------------------- ranking
+
+
+def _ranking(targets: Mapping[str, TargetSummary]) -> list[RankingEntry]:
+    rated = {name: s.pass_rate for name, s in targets.items() if s.pass_rate is not None}
+    position = ranks(rated)
+    ranked = sorted(rated, key=lambda name: (position[name], name))
+    unrated = sorted(name for name in targets if name not in rated)
+    return [RankingEntry(target=n, pass_rate=rated[n], rank=position[n]) for n in ranked] + [
+        RankingEntry(target=n, pass_rate=None, rank=None) for n in unrated
+    ]
+
+
+def _span(ranking: list[RankingEntry]) -> float | None:
+    rates = [entry.pass_rate for entry in ranking if entry.pass_rate is not None]
+    return max(rates) - min(rates) if rates else None
+
+
+def _human_alignment(
+    ranking: list[RankingEntry],
+    human: Mapping[str, float],
+    *,
+    higher_is_better: bool,
+    n_resamples: int,
+    seed: int,
+) -> HumanAlignment:
+    rates = {e.target: e.pass_rate for e in ranking if e.pass_rate is not None}
+    oriented = {name: (v if higher_is_better else -v) for name, v in human.items()}
+    correlation = rank_correlation(rates, oriented, n_resamples=n_resamples, seed=seed)
+    return HumanAlignment(
+        **correlation.model_dump(),
+        human_higher_is_better=higher_is_better,
+        only_in_suite=sorted(set(rates) - set(human)),
+        only_in_human=sorted(set(human) - set(rates)),
+    )
+
+
+# ---------------------------------------------------------- evidence and errors
+
+
+def _faults(
+    snapshot: SuiteSnapshot,
+    runs: list[ExecutionRecord],
+    recipes: Mapping[str, Recipe],
+    cases: Mapping[str, Case],
+) -> list[FaultEvidence]:
+    capabilities = {capability.id: capability for capability in snapshot.capabilities}
+    evidence = []
+    for execution in runs:
+        if execution.verdict is not Verdict.fault:
+            continue
+        recipe, case = recipes[execution.recipe_id], cases[execution.case_id]
+        capability = capabilities.get(recipe.capability_id)
+        evidence.append(
+            FaultEvidence(
+                target=execution.target,
+                case_id=case.id,
+                recipe_id=recipe.id,
+                recipe_name=recipe.name,
+                requirement=recipe.requirement.value,
+                capability_id=recipe.capability_id,
+                capability=capability.name if capability else recipe.capability_id,
+                relation=recipe.relation.kind,
+                relation_spec=recipe.relation.model_dump(mode="json"),
+                tolerance=execution.tolerance,
+                example_index=case.example_index,
+                variants=case.variants,
+                scores=execution.scores,
+                normalised=execution.normalised,
+                detail=execution.detail,
+            )
+        )
+    return sorted(evidence, key=lambda f: (f.target, f.recipe_id, cases[f.case_id].index))
+
+
+def _errors(snapshot: SuiteSnapshot, runs: list[ExecutionRecord]) -> ErrorSummary:
+    failed = [execution for execution in runs if execution.verdict is Verdict.error]
+    return ErrorSummary(
+        total=len(snapshot.errors) + len(failed),
+        by_stage=dict(sorted(Counter(e.get("stage", "unknown") for e in snapshot.errors).items())),
+        by_target=dict(sorted(Counter(e.target for e in failed).items())),
+        items=list(snapshot.errors),
+        execution=[
+            ExecutionError(
+                target=e.target,
+                case_id=e.case_id,
+                recipe_id=e.recipe_id,
+                message=e.error or e.detail or "error without a message",
+            )
+            for e in failed
+        ],
+    )
+
+
+_TASK_PREFIX = re.compile(r"[:./]")
+
+
+def _call_totals(calls: list[CallRecord]) -> CallTotals:
+    prompt = sum(call.prompt_tokens for call in calls)
+    completion = sum(call.completion_tokens for call in calls)
+    latency = sum(call.latency_s for call in calls)
+    return CallTotals(
+        total=len(calls),
+        cached=sum(call.cached for call in calls),
+        errors=sum(call.error is not None for call in calls),
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        tokens=prompt + completion,
+        cost=sum(call.cost for call in calls),
+        latency_s=latency,
+        mean_latency_s=latency / len(calls) if calls else None,
+    )
+
+
+def _calls(snapshot: SuiteSnapshot) -> CallSummary:
+    groups = defaultdict(list)
+    for call in snapshot.calls:
+        groups[_TASK_PREFIX.split(call.task, maxsplit=1)[0] or "unknown"].append(call)
+    return CallSummary(
+        **_call_totals(snapshot.calls).model_dump(),
+        by_task={task: _call_totals(calls) for task, calls in sorted(groups.items())},
+    )
+
+
+# ----------------------------------------------------------------------- build
+
+
+def build_report(
+    snapshot: SuiteSnapshot,
+    *,
+    human: Mapping[str, float] | None = None,
+    human_higher_is_better: bool = True,
+    n_resamples: int = 2000,
+    seed: int | None = None,
+) -> Report:
+    """The report of one suite; ``human`` maps target -> benchmark score (higher = better
+    unless ``human_higher_is_better`` is False, e.g. for ranks where 1 is best)."""
+    seed = snapshot.config.seed if seed is None else seed
+    recipes = {recipe.id: recipe for recipe in snapshot.recipes}
+    cases = {case.id: case for case in snapshot.cases}
+    validity = _validity(snapshot)
+    runs, run_warnings = _counted_executions(snapshot, validity, cases)
+    by_target = _by(runs, lambda e: e.target)
+    for name in snapshot.tolerances:
+        by_target.setdefault(name, [])
+    targets = {
+        name: _target_summary(snapshot, name, group, recipes)
+        for name, group in sorted(by_target.items())
+    }
+    fault_flags = {
+        name: {rid: family.faults > 0 for rid, family in summary.by_family.items()}
+        for name, summary in targets.items()
+    }
+    any_fault = {rid for flags in fault_flags.values() for rid, hit in flags.items() if hit}
+    ranking = _ranking(targets)
+    taus = sorted(set(default_taus(snapshot.config.cases)) | {snapshot.config.threshold})
+    joint_valid = {rid: count.joint_valid for rid, count in validity.families.items()}
+    return Report(
+        suite=SuiteInfo(
+            scorer=snapshot.spec.name,
+            criterion=snapshot.spec.criterion,
+            model=snapshot.config.model,
+            oracle_models=snapshot.config.oracle_models,
+            votes=snapshot.config.votes,
+            cases_per_recipe=snapshot.config.cases,
+            tau=snapshot.config.threshold,
+            generator=snapshot.config.generator,
+            seed=snapshot.config.seed,
+            created=snapshot.created,
+        ),
+        validity=_funnel(snapshot, validity, len(any_fault)),
+        targets=targets,
+        ranking=ranking,
+        span=_span(ranking),
+        human_alignment=None
+        if human is None
+        else _human_alignment(
+            ranking,
+            human,
+            higher_is_better=human_higher_is_better,
+            n_resamples=n_resamples,
+            seed=seed,
+        ),
+        threshold_sensitivity=threshold_sensitivity(joint_valid, fault_flags, taus=taus),
+        faults=_faults(snapshot, runs, recipes, cases),
+        errors=_errors(snapshot, runs),
+        calls=_calls(snapshot),
+        not_executed=sorted({t.name for t in snapshot.spec.targets} - set(targets)),
+        warnings=validity.warnings + run_warnings,
+    )

@@ -1,0 +1,72 @@
+"""Render a :class:`Report` as markdown through a jinja2 template.
+
+The layout lives in ``templates/report.md.j2`` (data, not code); this module only supplies
+the formatting filters, so that an undefined number prints as ``n/a`` rather than 0 and a
+table cell can never break the table.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from sane.report._models import Report
+
+DEFAULT_MAX_FAULTS = 20
+DEFAULT_MAX_ERRORS = 20
+CELL_LIMIT = 160
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(value: tuple[float, float] | None, as_percent: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    fmt = _pct if as_percent else _num
+    return f"[{fmt(value[0])}, {fmt(value[1])}]"
+
+
+def _cell(value: object, limit: int = CELL_LIMIT) -> str:
+    """One table cell: no pipes or newlines, long texts shortened with an ellipsis."""
+    text = " ".join(str(value).split()).replace("|", "\\|")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _scores(values: dict[str, list[float | None]]) -> str:
+    return "; ".join(
+        f"{role}: " + ", ".join("None" if v is None else f"{v:g}" for v in scores)
+        for role, scores in values.items()
+    )
+
+
+@cache
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("sane.report", "templates"),
+        undefined=StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(pct=_pct, num=_num, ci=_ci, cell=_cell, scores=_scores)
+    return env
+
+
+def render_markdown(
+    report: Report,
+    *,
+    max_faults: int = DEFAULT_MAX_FAULTS,
+    max_errors: int = DEFAULT_MAX_ERRORS,
+) -> str:
+    """The report as a markdown document; fault and error lists are capped with a count."""
+    return _environment().get_template("report.md.j2").render(
+        report=report, max_faults=max_faults, max_errors=max_errors
+    )

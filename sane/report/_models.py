@@ -1,0 +1,197 @@
+"""The report's records: what `sane report --format json` prints and the markdown renders.
+
+They are pydantic models so the JSON contract of DESIGN section 7 is written down in one
+place and checked on construction; every optional number is ``None`` when it is undefined
+(no judged case, no common target), never a default 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sane.stats import RankCorrelation, ThresholdRow
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SuiteInfo(_Model):
+    scorer: str
+    criterion: str
+    model: str
+    oracle_models: list[str]
+    votes: int
+    cases_per_recipe: int
+    tau: int
+    generator: str
+    seed: int
+    created: str
+
+
+class Funnel(_Model):
+    """Validity accounting, nested: joint_valid <= applicable <= realized <= cases.
+
+    ``applicable_cases`` counts cases realized AND applicable; ``joint_valid_cases`` adds
+    the recipe's alignment. ``unresolved`` counts panel decisions that could not be
+    resolved per question (they count as invalid).
+    """
+
+    candidate_recipes: int
+    aligned_recipes: int
+    cases: int
+    realized_cases: int
+    applicable_cases: int
+    joint_valid_cases: int
+    validated_families: int
+    fault_detecting_families: int
+    tau: int
+    case_generation_errors: int = 0
+    unresolved: dict[str, int] = Field(default_factory=dict)
+
+
+class GroupSummary(_Model):
+    """Verdict counts of one slice of a target's cases.
+
+    ``cases`` counts every executed case (pass, fault or error); ``pass_rate`` is
+    ``passes / (passes + faults)`` — errors are neither — and ``None`` without any.
+    ``pass_rate_ci`` is the Wilson score interval of that rate.
+    """
+
+    pass_rate: float | None = None
+    pass_rate_ci: tuple[float, float] | None = None
+    cases: int = 0
+    passes: int = 0
+    faults: int = 0
+    errors: int = 0
+
+
+class CapabilitySummary(GroupSummary):
+    name: str
+    requirement: str
+
+
+class FamilySummary(GroupSummary):
+    name: str
+    requirement: str
+    capability_id: str
+    relation: str
+
+
+class TargetSummary(_Model):
+    """One target's results over the validated suite.
+
+    ``cases_run`` counts executed cases including errors; ``fault_detecting_families``
+    counts validated families with at least one fault for this target; ``stability`` and
+    ``sensitivity`` follow the behavioral-correctness paper (section 3.4).
+    """
+
+    pass_rate: float | None = None
+    pass_rate_ci: tuple[float, float] | None = None
+    cases_run: int = 0
+    passes: int = 0
+    faults: int = 0
+    errors: int = 0
+    fault_detecting_families: int = 0
+    tolerance: float | None = None
+    stability: float | None = None
+    stability_cases: int = 0
+    sensitivity: float | None = None
+    sensitivity_cases: int = 0
+    by_requirement: dict[str, GroupSummary] = Field(default_factory=dict)
+    by_capability: dict[str, CapabilitySummary] = Field(default_factory=dict)
+    by_family: dict[str, FamilySummary] = Field(default_factory=dict)
+
+
+class RankingEntry(_Model):
+    """Position by pass rate; ties share the rank, targets without a pass rate get None."""
+
+    target: str
+    pass_rate: float | None
+    rank: int | None
+
+
+class HumanAlignment(RankCorrelation):
+    """Pass-rate ranking vs. a human benchmark (SANE section 5.3)."""
+
+    human_higher_is_better: bool = True
+    only_in_suite: list[str] = Field(default_factory=list)
+    only_in_human: list[str] = Field(default_factory=list)
+
+
+class FaultEvidence(_Model):
+    """A violated relation with everything needed to judge it by eye."""
+
+    target: str
+    case_id: str
+    recipe_id: str
+    recipe_name: str
+    requirement: str
+    capability_id: str
+    capability: str
+    relation: str
+    relation_spec: dict[str, Any]
+    tolerance: float
+    example_index: int
+    variants: dict[str, str]
+    scores: dict[str, list[float | None]]
+    normalised: dict[str, list[float | None]]
+    detail: str
+
+
+class ExecutionError(_Model):
+    target: str
+    case_id: str
+    recipe_id: str
+    message: str
+
+
+class ErrorSummary(_Model):
+    """Errors kept apart from verdicts: per pipeline stage (logged) and per target (executions).
+
+    ``by_stage`` counts the suite's logged errors; ``by_target`` counts execution records
+    whose verdict is ``error``. A stage that also logs execution errors shows them in both.
+    """
+
+    total: int = 0
+    by_stage: dict[str, int] = Field(default_factory=dict)
+    by_target: dict[str, int] = Field(default_factory=dict)
+    items: list[dict[str, str]] = Field(default_factory=list)
+    execution: list[ExecutionError] = Field(default_factory=list)
+
+
+class CallTotals(_Model):
+    total: int = 0
+    cached: int = 0
+    errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+    latency_s: float = 0.0
+    mean_latency_s: float | None = None
+
+
+class CallSummary(CallTotals):
+    """LLM usage; ``by_task`` groups calls by the task name's prefix (before ``:``/``.``/``/``)."""
+
+    by_task: dict[str, CallTotals] = Field(default_factory=dict)
+
+
+class Report(_Model):
+    """The whole report. ``model_dump(mode="json")`` is the `sane report` JSON document."""
+
+    suite: SuiteInfo
+    validity: Funnel
+    targets: dict[str, TargetSummary]
+    ranking: list[RankingEntry]
+    span: float | None = None
+    human_alignment: HumanAlignment | None = None
+    threshold_sensitivity: list[ThresholdRow] = Field(default_factory=list)
+    faults: list[FaultEvidence] = Field(default_factory=list)
+    errors: ErrorSummary = Field(default_factory=ErrorSummary)
+    calls: CallSummary = Field(default_factory=CallSummary)
+    not_executed: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)

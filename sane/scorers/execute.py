@@ -1,0 +1,249 @@
+"""Run a target on a case's variants and check the case's relation.
+
+This is where a scorer's misbehaviour becomes data: every score is checked
+(a number, finite, inside the target's contract) before it is used, and any
+failure - an exception, a timeout, a non-number - becomes a ScorerError with a
+one-line cause and, at the case level, a verdict of error. A broken scorer is
+never scored as passing or faulting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import numbers
+import statistics
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from sane.errors import LLMError, ScorerError
+from sane.records import (
+    Case,
+    ExecutionRecord,
+    OutputContract,
+    Recipe,
+    RepeatableRelation,
+    ScorerSpec,
+    Verdict,
+    relation_roles,
+)
+from sane.scorers.base import Target
+from sane.validators.relations import check_relation
+
+
+class ToleranceEstimate(BaseModel):
+    """A target's noise tolerance and the measurement behind it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tolerance: float
+    noise_std: float
+    floor: float
+    samples: int
+    errors: int = 0
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _checked(target: Target, role: str, value: Any) -> float:
+    """The value as a float, or a ScorerError saying why it is unusable."""
+    where = f"target {target.name} on role {role}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ScorerError(f"{where}: returned a non-number {_one_line(repr(value))[:80]}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ScorerError(f"{where}: returned a non-finite score {number}")
+    contract = target.contract
+    if not contract.contains(number):
+        raise ScorerError(
+            f"{where}: score {number:g} outside its contract [{contract.min:g}, {contract.max:g}]"
+        )
+    return number
+
+
+async def _guarded(target: Target, role: str, call: Any, timeout_s: float) -> Any:
+    """Await one scorer call under a timeout; every failure is a one-line ScorerError."""
+    where = f"target {target.name} on role {role}"
+    try:
+        return await asyncio.wait_for(call, timeout=timeout_s)
+    except TimeoutError as exc:
+        raise ScorerError(f"{where}: timed out after {timeout_s:g}s") from exc
+    except ScorerError as exc:
+        raise ScorerError(f"{where}: {_one_line(str(exc))}") from exc
+    except Exception as exc:  # the scorer's own failure, whatever it is
+        raise ScorerError(f"{where}: raised {type(exc).__name__}: {_one_line(str(exc))}") from exc
+
+
+def _check_fields(target: Target, role: str, record: dict[str, str]) -> None:
+    missing = [f for f in target.fields if f not in record]
+    if missing:
+        raise ScorerError(f"target {target.name} on role {role}: record lacks fields {missing}")
+
+
+async def _score_batch(
+    target: Any, records: dict[str, dict[str, str]], timeout_s: float
+) -> dict[str, float]:
+    roles = list(records)
+    label = ",".join(roles)
+    values = await _guarded(
+        target, label, target.score_batch([records[r] for r in roles]), timeout_s * len(roles)
+    )
+    if not isinstance(values, list | tuple) or len(values) != len(roles):
+        raise ScorerError(
+            f"target {target.name} on roles {label}: score_batch returned "
+            f"{_one_line(repr(values))[:80]} for {len(roles)} records"
+        )
+    return {role: _checked(target, role, v) for role, v in zip(roles, values, strict=True)}
+
+
+async def _score_each(
+    target: Target, records: dict[str, dict[str, str]], repeats: int, timeout_s: float
+) -> dict[str, list[float]]:
+    jobs = [(role, i) for role in records for i in range(repeats)]
+    results = await asyncio.gather(
+        *(_guarded(target, role, target.score(records[role], i), timeout_s) for role, i in jobs),
+        return_exceptions=True,
+    )
+    scores: dict[str, list[float]] = {role: [] for role in records}
+    for (role, _), result in zip(jobs, results, strict=True):
+        if isinstance(result, BaseException):
+            raise result
+        scores[role].append(_checked(target, role, result))
+    return scores
+
+
+async def score_variants(
+    target: Target, records: dict[str, dict[str, str]], repeats: int, timeout_s: float
+) -> dict[str, list[float]]:
+    """Score each role's record `repeats` times; any unusable score raises ScorerError.
+
+    A deterministic target is scored once per role and its value repeated; a
+    target with `score_batch` is batched when that loses no repeats.
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    for role, record in records.items():
+        _check_fields(target, role, record)
+    once = target.deterministic or repeats == 1
+    if once and hasattr(target, "score_batch") and records:
+        values = await _score_batch(target, records, timeout_s)
+        return {role: [value] * repeats for role, value in values.items()}
+    if target.deterministic:
+        single = await _score_each(target, records, 1, timeout_s)
+        return {role: values * repeats for role, values in single.items()}
+    return await _score_each(target, records, repeats, timeout_s)
+
+
+def normalise(raw: float, target_contract: OutputContract, spec_contract: OutputContract) -> float:
+    """A raw score on [0, 1], read in the spec's direction (flipped if the target's differs)."""
+    value = min(1.0, max(0.0, target_contract.normalise(raw)))
+    if target_contract.higher_is_better != spec_contract.higher_is_better:
+        value = 1.0 - value
+    return value
+
+
+async def estimate_tolerance(
+    target: Target,
+    records: list[dict[str, str]],
+    spec_contract: OutputContract,
+    *,
+    repeats: int = 3,
+    floor: float = 0.05,
+    k: float = 2.0,
+    timeout_s: float,
+) -> ToleranceEstimate:
+    """Tolerance = max(floor, k * pooled std of normalised repeat scores).
+
+    Records whose scoring fails are skipped and counted; if every one fails the
+    target cannot be measured and a ScorerError is raised. A deterministic
+    target is scored once per record (to show it works) and has no noise.
+    """
+    if not records:
+        raise ValueError("estimate_tolerance needs at least one record")
+    runs = 1 if target.deterministic else repeats
+    if runs < 2 and not target.deterministic:
+        raise ValueError(f"estimating noise needs at least 2 repeats, got {repeats}")
+    results = await asyncio.gather(
+        *(
+            score_variants(target, {f"sample {i}": record}, runs, timeout_s)
+            for i, record in enumerate(records)
+        ),
+        return_exceptions=True,
+    )
+    variances: list[float] = []
+    failures: list[BaseException] = []
+    for result in results:
+        if isinstance(result, ScorerError | LLMError):
+            failures.append(result)
+            continue
+        if isinstance(result, BaseException):
+            raise result
+        (values,) = result.values()
+        normed = [normalise(v, target.contract, spec_contract) for v in values]
+        variances.append(statistics.variance(normed) if len(normed) > 1 else 0.0)
+    if not variances:
+        raise ScorerError(
+            f"target {target.name}: all {len(records)} tolerance samples failed; "
+            f"first: {_one_line(str(failures[0]))}"
+        )
+    noise = math.sqrt(math.fsum(variances) / len(variances))
+    return ToleranceEstimate(
+        tolerance=max(floor, k * noise),
+        noise_std=noise,
+        floor=floor,
+        samples=len(variances),
+        errors=len(failures),
+    )
+
+
+def _variant_records(spec: ScorerSpec, case: Case, roles: list[str]) -> dict[str, dict[str, str]]:
+    missing = [role for role in roles if role not in case.variants]
+    if missing:
+        raise ScorerError(f"case {case.id} lacks variant role(s) {missing}")
+    return {role: {**case.example, spec.scored_field: case.variants[role]} for role in roles}
+
+
+async def run_case(
+    target: Target,
+    spec: ScorerSpec,
+    recipe: Recipe,
+    case: Case,
+    tolerance: float,
+    *,
+    repeats: int = 1,
+    timeout_s: float,
+) -> ExecutionRecord:
+    """Score a case's variants with `target` and check the recipe's relation."""
+    relation = recipe.relation
+    base = {"target": target.name, "case_id": case.id, "recipe_id": recipe.id}
+    if case.error:
+        return ExecutionRecord(
+            **base, scores={}, tolerance=tolerance, verdict=Verdict.error,
+            error=f"case {case.id} was not generated: {_one_line(case.error)}",
+        )
+    n = relation.repeats if isinstance(relation, RepeatableRelation) else repeats
+    try:
+        records = _variant_records(spec, case, relation_roles(relation))
+        raw = await score_variants(target, records, n, timeout_s)
+    except (ScorerError, LLMError) as exc:
+        return ExecutionRecord(
+            **base, scores={}, tolerance=tolerance, verdict=Verdict.error,
+            error=_one_line(str(exc)),
+        )
+    normalised: dict[str, list[float | None]] = {
+        role: [normalise(v, target.contract, spec.output) for v in values]
+        for role, values in raw.items()
+    }
+    result = check_relation(relation, normalised, tolerance, spec.output.higher_is_better)
+    return ExecutionRecord(
+        **base,
+        scores=dict(raw),
+        normalised=normalised,
+        tolerance=tolerance,
+        verdict=result.verdict,
+        detail=result.detail,
+        error=result.detail if result.verdict == Verdict.error else None,
+    )

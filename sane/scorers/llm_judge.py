@@ -1,0 +1,127 @@
+"""The `llm_judge` target: a litellm model plus a jinja2 rubric template.
+
+The rubric is data: a user template (sandboxed, because it comes from the user)
+or the shipped default. Record fields are handed to the template as values,
+never spliced into template source, so a text under test cannot inject
+template code. The reply must carry an unambiguous score (see judge_parse);
+otherwise the call is an error, not a guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from jinja2 import StrictUndefined, Template, TemplateError
+from jinja2.sandbox import SandboxedEnvironment
+
+from sane.errors import InputError, ScorerError
+from sane.records import OutputContract, ScorerSpec, TargetConfig
+from sane.scorers.base import BuildContext, Target, register_kind
+from sane.scorers.judge_parse import parse_judge_score
+
+DEFAULT_TEMPLATE = Path(__file__).parent / "templates" / "judge_default.j2"
+
+
+class TextLLM(Protocol):
+    """The slice of the LLM client a judge needs."""
+
+    async def text(
+        self,
+        model: str,
+        messages: list[dict[str, str]],
+        *,
+        task: str,
+        sample_index: int = 0,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> str: ...
+
+
+def _environment() -> SandboxedEnvironment:
+    return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
+
+
+def _plain_number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def _contract_view(contract: OutputContract) -> dict[str, Any]:
+    view = contract.model_dump()
+    view["min"], view["max"] = _plain_number(contract.min), _plain_number(contract.max)
+    return view
+
+
+def load_rubric(config: TargetConfig, context: BuildContext) -> Template:
+    """Compile the target's rubric template; a bad path or syntax names the field."""
+    field = f"targets.{config.name}.prompt"
+    path = context.base_dir / config.prompt if config.prompt else DEFAULT_TEMPLATE
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(str(path), field, f"cannot read rubric template: {exc.strerror}") from exc
+    try:
+        return _environment().from_string(source)
+    except TemplateError as exc:
+        raise InputError(str(path), field, f"invalid jinja2 template: {exc}") from exc
+
+
+@dataclass
+class LLMJudge:
+    """A rubric-prompted model that returns a score under `contract`."""
+
+    name: str
+    model: str
+    rubric: Template
+    spec: ScorerSpec
+    contract: OutputContract
+    llm: TextLLM
+    temperature: float | None = None
+    deterministic: bool = False
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(self.spec.fields)
+
+    def render(self, record: dict[str, str]) -> str:
+        try:
+            return self.rubric.render(
+                fields=dict(record),
+                descriptions=dict(self.spec.fields),
+                criterion=self.spec.criterion,
+                output=_contract_view(self.contract),
+                scored_field=self.spec.scored_field,
+            )
+        except TemplateError as exc:  # includes SecurityError and UndefinedError
+            raise ScorerError(f"judge {self.name}: rubric template failed: {exc}") from exc
+
+    async def score(self, record: dict[str, str], repeat: int = 0) -> float:
+        messages = [{"role": "user", "content": self.render(record)}]
+        reply = await self.llm.text(
+            self.model,
+            messages,
+            task=f"judge:{self.name}",
+            sample_index=repeat,
+            temperature=self.temperature,
+        )
+        return parse_judge_score(reply)
+
+
+@register_kind("llm_judge")
+def build_llm_judge(config: TargetConfig, context: BuildContext) -> Target:
+    if not config.model:
+        raise InputError("spec", f"targets.{config.name}.model", "an llm_judge needs a model")
+    if context.llm is None:
+        raise InputError(
+            None, f"targets.{config.name}", "an llm_judge needs an LLM client to call its model"
+        )
+    return LLMJudge(
+        name=config.name,
+        model=config.model,
+        rubric=load_rubric(config, context),
+        spec=context.spec,
+        contract=config.output or context.spec.output,
+        llm=context.llm,
+        temperature=config.temperature,
+    )

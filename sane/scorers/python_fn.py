@@ -1,0 +1,79 @@
+"""The `python` target: a user function `module:function` that scores a record.
+
+The function receives the record dict (the spec's fields) and returns a number;
+it may be sync or async. Sync functions run in a worker thread so a hanging one
+can be timed out by the executor instead of freezing the event loop. Whether
+its output is a usable number is the executor's check, not this adapter's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sane.errors import InputError
+from sane.records import OutputContract, TargetConfig
+from sane.scorers.base import BuildContext, Target, register_kind
+
+
+def resolve_ref(ref: str | None, field: str) -> Callable[..., Any]:
+    """Import `module:function`; every failure is bad input naming `field`."""
+    if not ref:
+        raise InputError("spec", field, "a python target needs ref: 'module:function'")
+    module_name, sep, attr = ref.partition(":")
+    if not sep or not module_name or not attr:
+        raise InputError("spec", field, f"'{ref}' is not of the form 'module:function'")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # ImportError or an error raised while importing
+        raise InputError(
+            "spec", field, f"cannot import module '{module_name}': {type(exc).__name__}: {exc}"
+        ) from exc
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise InputError("spec", field, f"module '{module_name}' has no attribute '{attr}'")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise InputError("spec", field, f"'{ref}' is not callable")
+    return obj
+
+
+@dataclass
+class PythonTarget:
+    """A user-supplied scoring function."""
+
+    name: str
+    function: Callable[..., Any]
+    contract: OutputContract
+    fields: tuple[str, ...]
+    deterministic: bool = False
+
+    async def score(self, record: dict[str, str], repeat: int = 0) -> float:
+        if inspect.iscoroutinefunction(self.function):
+            return await self.function(dict(record))
+        result = await asyncio.to_thread(self.function, dict(record))
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+@register_kind("python")
+def build_python_target(config: TargetConfig, context: BuildContext) -> Target:
+    function = resolve_ref(config.ref, f"targets.{config.name}.ref")
+    deterministic = (config.model_extra or {}).get("deterministic", False)
+    if not isinstance(deterministic, bool):
+        raise InputError(
+            "spec", f"targets.{config.name}.deterministic", "must be true or false"
+        )
+    return PythonTarget(
+        name=config.name,
+        function=function,
+        contract=config.output or context.spec.output,
+        fields=tuple(context.spec.fields),
+        deterministic=deterministic,
+    )

@@ -1,0 +1,228 @@
+"""The stages the workflow graph wires together, each idempotent on the suite store.
+
+A stage asks the store what is already done, does only the rest, and stores
+each item as soon as it is finished. Model and scorer failures become error
+records on the item they hit; only a budget stop or a bug escapes a stage.
+"""
+
+from __future__ import annotations
+
+from sane import agents
+from sane._runtime import RunContext, run_all
+from sane.errors import LLMError, SaneError
+from sane.prompts import messages
+from sane.records import Capability, Case, Question, Recipe
+from sane.report import build_report
+from sane.scorers.base import Target
+from sane.scorers.execute import estimate_tolerance, run_case
+from sane.validators.families import count_family, is_yes, joint_valid_cases
+
+TOLERANCE_SAMPLE = 5
+
+
+class StageFailed(SaneError):
+    """A stage that cannot produce anything for the stages after it."""
+
+
+async def derive_capabilities(ctx: RunContext) -> None:
+    if ctx.store.is_done("capabilities"):
+        return
+    ctx.store.clear_errors("capabilities")
+    ctx.progress("capabilities", 0, 1)
+    try:
+        capabilities = await agents.derive_capabilities(ctx.llm, ctx.spec, ctx.examples, ctx.config)
+    except LLMError as exc:
+        ctx.store.put_error("capabilities", ctx.spec.name, str(exc))
+        raise StageFailed(f"capability derivation failed: {exc}") from exc
+    ctx.store.put_capabilities(capabilities)
+    ctx.store.mark("capabilities")
+    ctx.progress("capabilities", 1, 1)
+
+
+async def derive_recipes(ctx: RunContext) -> None:
+    if ctx.store.is_done("recipes"):
+        return
+    ctx.store.clear_errors("recipes")
+    capabilities = ctx.store.capabilities()
+    derived: dict[str, list[Recipe]] = {}
+
+    async def one(capability: Capability) -> None:
+        try:
+            recipes, rejected = await agents.derive_recipes(
+                ctx.llm, ctx.spec, capability, ctx.config
+            )
+        except LLMError as exc:
+            ctx.store.put_error("recipes", capability.id, str(exc))
+            return
+        for reason in rejected:
+            ctx.store.put_error("recipes", capability.id, f"malformed recipe dropped: {reason}")
+        derived[capability.id] = recipes
+
+    await run_all("recipes", capabilities, one, ctx.progress)
+    # Stored in capability order so recipe ids and sequence numbers are stable.
+    ctx.store.put_recipes([r for c in capabilities for r in derived.get(c.id, [])])
+    ctx.store.mark("recipes")
+
+
+async def align_recipes(ctx: RunContext) -> None:
+    if ctx.store.is_done("alignment"):
+        return
+    decided = ctx.store.decisions(Question.alignment)
+    pending = [r for r in ctx.store.recipes() if r.id not in decided]
+
+    async def one(recipe: Recipe) -> None:
+        prompt = messages(
+            "vote_alignment.j2",
+            spec=ctx.spec,
+            recipe=recipe,
+            relation_json=recipe.relation.model_dump_json(),
+        )
+        ctx.store.put_decision(await ctx.panel.decide(recipe.id, Question.alignment, prompt))
+
+    await run_all("alignment", pending, one, ctx.progress)
+    ctx.store.mark("alignment")
+
+
+def _aligned(ctx: RunContext) -> list[tuple[int, Recipe]]:
+    alignment = ctx.store.decisions(Question.alignment)
+    return [(seq, r) for seq, r in enumerate(ctx.store.recipes()) if is_yes(alignment, r.id)]
+
+
+async def instantiate_cases(ctx: RunContext) -> None:
+    if ctx.store.is_done("cases"):
+        return
+    ctx.store.clear_errors("cases")
+    existing = {c.id: c for c in ctx.store.cases()}
+    for case in existing.values():
+        if case.error:
+            ctx.store.put_error("cases", case.id, case.error)
+    todo = [
+        (seq, recipe, i)
+        for seq, recipe in _aligned(ctx)
+        for i in range(ctx.config.cases)
+        if f"{recipe.id}/case-{i}" not in existing
+    ]
+
+    async def one(item: tuple[int, Recipe, int]) -> None:
+        seq, recipe, index = item
+        case = await agents.instantiate_case(
+            ctx.llm, ctx.spec, recipe, seq, index, ctx.examples, ctx.config
+        )
+        ctx.store.put_case(case)
+        if case.error:
+            ctx.store.put_error("cases", case.id, case.error)
+
+    await run_all("cases", todo, one, ctx.progress)
+    ctx.store.mark("cases")
+
+
+async def validate_cases(ctx: RunContext) -> None:
+    if ctx.store.is_done("case_panel"):
+        return
+    recipes = {r.id: r for r in ctx.store.recipes()}
+    questions = {
+        Question.realization: ("vote_realization.j2", ctx.store.decisions(Question.realization)),
+        Question.applicability: (
+            "vote_applicability.j2",
+            ctx.store.decisions(Question.applicability),
+        ),
+    }
+    # A case the agent could not write has nothing to vote on: it stays unrealised.
+    todo = [
+        (case, question)
+        for case in ctx.store.cases()
+        if case.error is None
+        for question, (_, decided) in questions.items()
+        if case.id not in decided
+    ]
+
+    async def one(item: tuple[Case, Question]) -> None:
+        case, question = item
+        recipe = recipes[case.recipe_id]
+        prompt = messages(
+            questions[question][0],
+            spec=ctx.spec,
+            recipe=recipe,
+            case=case,
+            relation_json=recipe.relation.model_dump_json(),
+        )
+        ctx.store.put_decision(await ctx.panel.decide(case.id, question, prompt))
+
+    await run_all("case panel", todo, one, ctx.progress)
+    ctx.store.mark("case_panel")
+
+
+async def select_families(ctx: RunContext) -> None:
+    realization = ctx.store.decisions(Question.realization)
+    applicability = ctx.store.decisions(Question.applicability)
+    families = [
+        count_family(
+            recipe.id, ctx.store.cases(recipe.id), realization, applicability, ctx.config.threshold
+        )
+        for _, recipe in _aligned(ctx)
+    ]
+    ctx.store.put_families(families)
+    ctx.store.mark("families")
+
+
+def _executable_cases(ctx: RunContext) -> list[tuple[Recipe, Case]]:
+    recipes = {r.id: r for r in ctx.store.recipes()}
+    realization = ctx.store.decisions(Question.realization)
+    applicability = ctx.store.decisions(Question.applicability)
+    pairs: list[tuple[Recipe, Case]] = []
+    for family in ctx.store.families():
+        if family.validated:
+            cases = joint_valid_cases(ctx.store.cases(family.recipe_id), realization, applicability)
+            pairs.extend((recipes[family.recipe_id], case) for case in cases)
+    return pairs
+
+
+async def execute_targets(ctx: RunContext) -> None:
+    pairs = _executable_cases(ctx)
+    done = {(e.target, e.case_id) for e in ctx.store.executions()}
+    tolerances = ctx.store.tolerances()
+    for name, target in ctx.targets.items():
+        if name not in tolerances:
+            sample = [case.example for _, case in pairs[:TOLERANCE_SAMPLE]] or ctx.examples[
+                :TOLERANCE_SAMPLE
+            ]
+            ctx.progress(f"tolerance {name}", 0, 1)
+            try:
+                estimate = await estimate_tolerance(
+                    target,
+                    sample,
+                    ctx.spec.output,
+                    floor=ctx.tolerance_floor,
+                    timeout_s=ctx.timeout_s,
+                )
+            except SaneError as exc:
+                ctx.store.put_error("tolerance", name, str(exc), target=name)
+                continue
+            ctx.store.put_tolerance(name, estimate.model_dump(mode="json"))
+            tolerances[name] = estimate.model_dump(mode="json")
+            ctx.progress(f"tolerance {name}", 1, 1)
+
+        tolerance = float(tolerances[name]["tolerance"])
+        todo = [(recipe, case) for recipe, case in pairs if (name, case.id) not in done]
+
+        async def one(
+            item: tuple[Recipe, Case], target: Target = target, tolerance: float = tolerance
+        ) -> None:
+            recipe, case = item
+            record = await run_case(
+                target,
+                ctx.spec,
+                recipe,
+                case,
+                tolerance,
+                repeats=ctx.repeats,
+                timeout_s=ctx.timeout_s,
+            )
+            ctx.store.put_execution(record)
+
+        await run_all(f"execute {name}", todo, one, ctx.progress)
+
+
+async def write_report(ctx: RunContext) -> None:
+    report = build_report(ctx.store.snapshot())
+    ctx.store.save_report(report.model_dump(mode="json"))

