@@ -295,7 +295,7 @@ class ExecutionRecord(Record):
     recipe_id: str
     scores: dict[str, list[float | None]]
     normalised: dict[str, list[float | None]] = Field(default_factory=dict)
-    tolerance: float
+    tolerance: float | None
     verdict: Verdict
     detail: str = ""
     error: str | None = None

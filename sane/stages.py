@@ -11,7 +11,7 @@ from sane import agents
 from sane._runtime import RunContext, run_all
 from sane.errors import LLMError, SaneError
 from sane.prompts import messages
-from sane.records import Capability, Case, Question, Recipe
+from sane.records import Capability, Example, Case, ExecutionRecord, Question, Recipe, Verdict
 from sane.report import build_report
 from sane.scorers.base import Target
 from sane.scorers.execute import estimate_tolerance, run_case
@@ -177,33 +177,56 @@ def _executable_cases(ctx: RunContext) -> list[tuple[Recipe, Case]]:
     return pairs
 
 
-async def execute_targets(ctx: RunContext) -> None:
-    pairs = _executable_cases(ctx)
-    done = {(e.target, e.case_id) for e in ctx.store.executions()}
-    tolerances = ctx.store.tolerances()
-    for name, target in ctx.targets.items():
-        if name not in tolerances:
-            sample = [case.example for _, case in pairs[:TOLERANCE_SAMPLE]] or ctx.examples[
-                :TOLERANCE_SAMPLE
-            ]
-            ctx.progress(f"tolerance {name}", 0, 1)
-            try:
-                estimate = await estimate_tolerance(
-                    target,
-                    sample,
-                    ctx.spec.output,
-                    floor=ctx.tolerance_floor,
-                    timeout_s=ctx.timeout_s,
-                )
-            except SaneError as exc:
-                ctx.store.put_error("tolerance", name, str(exc), target=name)
-                continue
-            ctx.store.put_tolerance(name, estimate.model_dump(mode="json"))
-            tolerances[name] = estimate.model_dump(mode="json")
-            ctx.progress(f"tolerance {name}", 1, 1)
+async def _tolerance(ctx: RunContext, name: str, target: Target, sample: list[Example]) -> float:
+    """The target's stored tolerance, or a fresh estimate from repeat-run noise."""
+    stored = ctx.store.tolerances().get(name)
+    if stored is not None:
+        return float(stored["tolerance"])
+    ctx.progress(f"tolerance {name}", 0, 1)
+    estimate = await estimate_tolerance(
+        target, sample, ctx.spec.output, floor=ctx.tolerance_floor, timeout_s=ctx.timeout_s
+    )
+    ctx.store.put_tolerance(name, estimate.model_dump(mode="json"))
+    ctx.progress(f"tolerance {name}", 1, 1)
+    return estimate.tolerance
 
-        tolerance = float(tolerances[name]["tolerance"])
-        todo = [(recipe, case) for recipe, case in pairs if (name, case.id) not in done]
+
+async def execute_targets(ctx: RunContext) -> None:
+    """Score every joint-valid case of every validated family with every target.
+
+    Executions that ended in an error are tried again on a rerun; passes and
+    faults are final.
+    """
+    pairs = _executable_cases(ctx)
+    settled = {
+        (e.target, e.case_id) for e in ctx.store.executions() if e.verdict is not Verdict.error
+    }
+    sample = [case.example for _, case in pairs[:TOLERANCE_SAMPLE]] or ctx.examples[
+        :TOLERANCE_SAMPLE
+    ]
+    ctx.store.clear_errors("tolerance")
+    for name, target in ctx.targets.items():
+        todo = [(recipe, case) for recipe, case in pairs if (name, case.id) not in settled]
+        if not todo:
+            continue
+        try:
+            tolerance = await _tolerance(ctx, name, target, sample)
+        except SaneError as exc:
+            # Without a tolerance no relation can be checked: every case is an error.
+            ctx.store.put_error("tolerance", name, str(exc), target=name)
+            for recipe, case in todo:
+                ctx.store.put_execution(
+                    ExecutionRecord(
+                        target=name,
+                        case_id=case.id,
+                        recipe_id=recipe.id,
+                        scores={},
+                        tolerance=None,
+                        verdict=Verdict.error,
+                        error=f"tolerance could not be measured: {exc}",
+                    )
+                )
+            continue
 
         async def one(
             item: tuple[Recipe, Case], target: Target = target, tolerance: float = tolerance

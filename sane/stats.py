@@ -191,11 +191,7 @@ def rank_correlation(
     Targets missing from either side, or whose value is None / not finite, are left out.
     Never reports a fake 0: undefined cases give ``None`` values and a ``note``.
     """
-    common = sorted(
-        name
-        for name in set(xs) & set(ys)
-        if _finite(xs[name]) and _finite(ys[name])
-    )
+    common = sorted(name for name in set(xs) & set(ys) if _finite(xs[name]) and _finite(ys[name]))
     base = {"n": len(common), "targets": common, "confidence": confidence}
     if len(common) < MIN_CORRELATION_TARGETS:
         return RankCorrelation(
@@ -325,9 +321,9 @@ def stability_sensitivity(
     scores). ``contract`` is the target's output contract; ``criterion_higher_is_better``
     is the direction the recipes' relations were written in (defaults to the contract's).
     """
-    direction = contract.higher_is_better if criterion_higher_is_better is None else (
-        criterion_higher_is_better
-    )
+    direction = criterion_higher_is_better
+    if direction is None:
+        direction = contract.higher_is_better
     stab: list[float] = []
     sens: list[float] = []
     for execution in executions:
@@ -397,8 +393,7 @@ def threshold_sensitivity(
             for target in targets
         }
         any_target = sum(
-            any(fault_detecting[target].get(family) for target in targets)
-            for family in validated
+            any(fault_detecting[target].get(family) for target in targets) for family in validated
         )
         rows.append(
             ThresholdRow(

@@ -75,4 +75,6 @@ async def run(context: RunContext, state: State) -> None:
         app = build_graph().compile(checkpointer=saver)
         snapshot = await app.aget_state(config)
         resume = bool(snapshot.next)
-        await app.ainvoke(None if resume else state, config, context=context)
+        # "sync": a checkpoint is committed before the next stage starts writing to the
+        # same file from this thread, so the two connections never wait on each other.
+        await app.ainvoke(None if resume else state, config, context=context, durability="sync")

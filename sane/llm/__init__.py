@@ -6,6 +6,12 @@
 retries with backoff, a concurrency limit, budgets and a CallRecord per call.
 """
 
+import os
+
+# litellm fetches a price list from the internet when it is imported; the product runs
+# offline, so the bundled list is forced before any submodule imports litellm.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 from sane.llm._client import LLMClient
 from sane.llm._settings import LLMSettings
 

@@ -5,7 +5,8 @@ SQLite cache (a hit replays exactly and costs nothing), otherwise checks the
 budget, waits for a concurrency slot and calls litellm, retrying transient
 provider errors with backoff. Every attempt, cached or not, failed or not, is
 reported through `on_call` as a CallRecord, and only successful responses are
-stored, so a rerun retries what failed.
+stored, so a rerun retries what failed. A cached record carries the tokens of
+the original response but cost 0.0: nothing was spent this time.
 """
 
 from __future__ import annotations
@@ -149,7 +150,9 @@ class LLMClient:
         task: str,
         sample_index: int,
     ) -> str:
-        key = call_key(model, messages, params, sample_index)
+        route = resolve_route(model, self._settings, CallContext(task, sample_index))
+        key_params = {**params, "route": route.key_extra} if route.key_extra else params
+        key = call_key(model, messages, key_params, sample_index)
         # One flight per key: identical concurrent requests make one provider call.
         async with self._key_lock(key):
             started = time.monotonic()
@@ -170,19 +173,20 @@ class LLMClient:
                 )
                 return hit.text
             self._budget.reserve()
-            return await self._call_with_retries(key, model, messages, params, task, sample_index)
+            return await self._call_with_retries(
+                key, route, model, messages, params, task, sample_index
+            )
 
     async def _call_with_retries(
         self,
         key: str,
+        route: Route,
         model: str,
         messages: list[dict[str, str]],
         params: dict[str, Any],
         task: str,
         sample_index: int,
     ) -> str:
-        ctx = CallContext(task=task, sample_index=sample_index)
-        route = resolve_route(model, self._settings, ctx)
         attempts = self._settings.provider_retries + 1
         for attempt in range(attempts):
             started = time.monotonic()

@@ -1,18 +1,15 @@
 """One place that imports and configures litellm for this package.
 
-litellm fetches a model price list from the internet at import time and logs
-chatty messages; the product must run offline and quietly, so the bundled
-price list is forced before the first import and litellm's own logging,
+litellm logs chatty messages and has its own telemetry and retries; the
+product must run quietly and see every attempt, so litellm's own logging,
 telemetry and retries are turned off here (the client does retries itself).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import threading
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+import warnings
 
 import litellm
 
@@ -37,6 +34,8 @@ def ensure_litellm_ready() -> None:
         litellm.num_retries = 0
         for name in _QUIET_LOGGERS:
             logging.getLogger(name).setLevel(logging.ERROR)
+        # litellm's TypedDicts make pydantic warn when their schemas are first built.
+        warnings.filterwarnings("ignore", message=r".*`ReadOnly` qualifier", category=UserWarning)
         registered = {item["provider"] for item in litellm.custom_provider_map}
         for provider, factory in CUSTOM_PROVIDERS.items():
             if provider not in registered:

@@ -26,9 +26,16 @@ class CallContext:
 
 @dataclass(frozen=True)
 class Route:
+    """How one call reaches litellm.
+
+    `key_extra` holds whatever else decides the answer for this provider (the
+    scripted model answers by task and rules file), so it joins the cache key.
+    """
+
     litellm_model: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     priced: bool = True
+    key_extra: dict[str, Any] = field(default_factory=dict)
 
 
 RouteBuilder = Callable[[str, LLMSettings, CallContext], Route]

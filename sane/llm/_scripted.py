@@ -9,6 +9,7 @@ number of concurrent calls.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from pathlib import Path
@@ -73,27 +74,46 @@ def render_response(response: Any) -> str:
     return response if isinstance(response, str) else json.dumps(response, ensure_ascii=False)
 
 
-_scripts: dict[tuple[str, int, int], Script] = {}
+_scripts: dict[tuple[str, int, int], tuple[str, Script | Exception]] = {}
 _scripts_lock = threading.Lock()
 
 
-def load_script(path: Path) -> Script:
-    """Parse a YAML/JSON rules file, reloading it when the file changes."""
-    try:
-        stat = path.stat()
-    except OSError as exc:
-        raise CustomLLMError(400, f"scripted model: cannot read rules file {path}: {exc}") from exc
+def _load(path: Path) -> tuple[str, Script | Exception]:
+    """(sha256 of the file, parsed script or the parse error), reloaded when the file changes."""
+    stat = path.stat()
     cache_key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
     with _scripts_lock:
-        script = _scripts.get(cache_key)
-        if script is None:
+        loaded = _scripts.get(cache_key)
+        if loaded is None:
+            raw = path.read_bytes()
+            parsed: Script | Exception
             try:
-                data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-                script = Script.model_validate(data)
-            except Exception as exc:
-                raise CustomLLMError(400, f"scripted model: bad rules file {path}: {exc}") from exc
-            _scripts[cache_key] = script
-    return script
+                parsed = Script.model_validate(yaml.safe_load(raw.decode("utf-8")) or {})
+            except Exception as exc:  # noqa: BLE001 - reported when a call uses the script
+                parsed = exc
+            loaded = _scripts[cache_key] = (hashlib.sha256(raw).hexdigest(), parsed)
+    return loaded
+
+
+def script_digest(path: Path | None) -> str:
+    """A fingerprint of the rules file, so editing it invalidates cached answers."""
+    if path is None:
+        return ""
+    try:
+        return _load(path)[0]
+    except OSError:
+        return ""
+
+
+def load_script(path: Path) -> Script:
+    """The parsed rules file, or CustomLLMError naming the file and the problem."""
+    try:
+        _, parsed = _load(path)
+    except OSError as exc:
+        raise CustomLLMError(400, f"scripted model: cannot read rules file {path}: {exc}") from exc
+    if isinstance(parsed, Exception):
+        raise CustomLLMError(400, f"scripted model: bad rules file {path}: {parsed}")
+    return parsed
 
 
 def answer(script: Script, task: str, messages: list[dict[str, Any]], sample_index: int) -> str:
@@ -154,4 +174,5 @@ def scripted_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route
         "sample_index": ctx.sample_index,
         "script_path": str(settings.script_path) if settings.script_path else None,
     }
-    return Route(f"{PROVIDER}/{name}", {"metadata": metadata}, priced=False)
+    key_extra = {"task": ctx.task, "script": script_digest(settings.script_path)}
+    return Route(f"{PROVIDER}/{name}", {"metadata": metadata}, priced=False, key_extra=key_extra)

@@ -235,7 +235,9 @@ def _target_summary(
     capabilities = {capability.id: capability for capability in snapshot.capabilities}
     by_requirement = {
         requirement: _group(group)
-        for requirement, group in _by(runs, lambda e: recipes[e.recipe_id].requirement.value).items()
+        for requirement, group in _by(
+            runs, lambda e: recipes[e.recipe_id].requirement.value
+        ).items()
     }
     by_capability = {}
     for capability_id, group in _by(runs, lambda e: recipes[e.recipe_id].capability_id).items():
@@ -356,12 +358,19 @@ def _faults(
     return sorted(evidence, key=lambda f: (f.target, f.recipe_id, cases[f.case_id].index))
 
 
+def _error_targets(
+    logged: Iterable[Mapping[str, str]], failed: Iterable[ExecutionRecord]
+) -> list[str]:
+    """One target name per error: execution errors plus logged errors that name a target."""
+    return [e.target for e in failed] + [e["target"] for e in logged if e.get("target")]
+
+
 def _errors(snapshot: SuiteSnapshot, runs: list[ExecutionRecord]) -> ErrorSummary:
     failed = [execution for execution in runs if execution.verdict is Verdict.error]
     return ErrorSummary(
         total=len(snapshot.errors) + len(failed),
         by_stage=dict(sorted(Counter(e.get("stage", "unknown") for e in snapshot.errors).items())),
-        by_target=dict(sorted(Counter(e.target for e in failed).items())),
+        by_target=dict(sorted(Counter(_error_targets(snapshot.errors, failed)).items())),
         items=list(snapshot.errors),
         execution=[
             ExecutionError(

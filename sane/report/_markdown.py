@@ -67,6 +67,8 @@ def render_markdown(
     max_errors: int = DEFAULT_MAX_ERRORS,
 ) -> str:
     """The report as a markdown document; fault and error lists are capped with a count."""
-    return _environment().get_template("report.md.j2").render(
-        report=report, max_faults=max_faults, max_errors=max_errors
+    return (
+        _environment()
+        .get_template("report.md.j2")
+        .render(report=report, max_faults=max_faults, max_errors=max_errors)
     )

@@ -151,8 +151,9 @@ class ExecutionError(_Model):
 class ErrorSummary(_Model):
     """Errors kept apart from verdicts: per pipeline stage (logged) and per target (executions).
 
-    ``by_stage`` counts the suite's logged errors; ``by_target`` counts execution records
-    whose verdict is ``error``. A stage that also logs execution errors shows them in both.
+    ``by_stage`` counts the suite's logged errors; ``by_target`` counts, per target, the
+    execution records whose verdict is ``error`` plus logged errors that name the target
+    (e.g. a failed tolerance measurement).
     """
 
     total: int = 0

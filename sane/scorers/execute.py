@@ -162,7 +162,7 @@ async def estimate_tolerance(
     target is scored once per record (to show it works) and has no noise.
     """
     if not records:
-        raise ValueError("estimate_tolerance needs at least one record")
+        raise ScorerError(f"target {target.name}: no records to estimate its tolerance from")
     runs = 1 if target.deterministic else repeats
     if runs < 2 and not target.deterministic:
         raise ValueError(f"estimating noise needs at least 2 repeats, got {repeats}")

@@ -1,0 +1,29 @@
+"""Shared set-up for pipeline tests: a copy of the tiny fixture spec and the scripted model."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from sane.llm import LLMSettings
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("tiny_spec.yaml", "tiny_examples.jsonl", "tiny_script.yaml"):
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    sys.modules.pop("fixture_targets", None)
+    return tmp_path
+
+
+@pytest.fixture
+def settings(workdir: Path) -> LLMSettings:
+    return LLMSettings(
+        cache_path=workdir / "cache.db", script_path=workdir / "tiny_script.yaml", backoff_s=0.0
+    )
