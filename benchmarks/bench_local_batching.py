@@ -24,17 +24,21 @@ SENTENCES = [
 ]
 
 
-def _rate(name: str, texts: list[str], batched: bool) -> float:
-    started = time.perf_counter()
-    if batched:
-        encode(name, texts)
-    else:
-        for text in texts:
-            encode(name, [text])
-    return len(texts) / (time.perf_counter() - started)
+def _rate(name: str, texts: list[str], batched: bool, rounds: int = 3) -> float:
+    """Best of `rounds` (texts per second): the machine is shared, the best run is the signal."""
+    best = 0.0
+    for _ in range(rounds):
+        started = time.perf_counter()
+        if batched:
+            encode(name, texts)
+        else:
+            for text in texts:
+                encode(name, [text])
+        best = max(best, len(texts) / (time.perf_counter() - started))
+    return best
 
 
-def main(count: int = 256) -> None:
+def main(count: int = 128) -> None:
     texts = [f"{SENTENCES[i % len(SENTENCES)]} (item {i})" for i in range(count)]
     for name in ("all-minilm-l6-v2", "all-mpnet-base-v2"):
         started = time.perf_counter()
@@ -50,4 +54,4 @@ def main(count: int = 256) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 256)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 128)

@@ -9,6 +9,6 @@ import os
 # litellm fetches a price list from the network at import unless told not to.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from sane.api import execute, generate, report  # noqa: E402
+from sane.api import execute, generate, report
 
 __all__ = ["execute", "generate", "report"]

@@ -24,7 +24,9 @@ from sane.validators.panel import OraclePanel
 
 def _context(store: SuiteStore, llm: LLMClient, progress: Progress, **extra: object) -> RunContext:
     config = store.config()
-    panel = OraclePanel(llm, config.oracle_models, config.votes, config.oracle_temperature)
+    panel = OraclePanel(
+        llm, config.oracle_models, config.votes, config.oracle_temperature, seed=config.seed
+    )
     return RunContext(
         store=store,
         llm=llm,

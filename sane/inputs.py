@@ -48,7 +48,33 @@ def load_spec(ref: str | Path) -> tuple[ScorerSpec, Path]:
     except ValidationError as exc:
         field, message = _first_problem(exc)
         raise InputError(str(path), field, message) from None
+    _check_targets(spec, path)
     return spec, path
+
+
+def _check_targets(spec: ScorerSpec, path: Path) -> None:
+    """Refuse an unknown target kind or metric now, not after an hour of generation."""
+    from sane.scorers import BUILTIN_METRICS, TARGET_KINDS
+
+    seen: set[str] = set()
+    for target in spec.targets:
+        if target.name in seen:
+            raise InputError(str(path), f"targets.{target.name}.name", "duplicate target name")
+        seen.add(target.name)
+        if target.kind not in TARGET_KINDS:
+            known = ", ".join(sorted(TARGET_KINDS))
+            raise InputError(
+                str(path),
+                f"targets.{target.name}.kind",
+                f"unknown target kind '{target.kind}' (known: {known})",
+            )
+        if target.kind == "builtin" and target.metric not in BUILTIN_METRICS:
+            known = ", ".join(sorted(BUILTIN_METRICS))
+            raise InputError(
+                str(path),
+                f"targets.{target.name}.metric",
+                f"unknown built-in metric '{target.metric}' (known: {known})",
+            )
 
 
 def examples_path(spec: ScorerSpec, spec_path: Path, override: str | Path | None) -> Path:

@@ -11,7 +11,7 @@ from sane import agents
 from sane._runtime import RunContext, run_all
 from sane.errors import LLMError, SaneError
 from sane.prompts import messages
-from sane.records import Capability, Example, Case, ExecutionRecord, Question, Recipe, Verdict
+from sane.records import Capability, Case, Example, ExecutionRecord, Question, Recipe, Verdict
 from sane.report import build_report
 from sane.scorers.base import Target
 from sane.scorers.execute import estimate_tolerance, run_case

@@ -32,7 +32,12 @@ async def derive_capabilities(
         limit=config.max_capabilities,
     )
     result = await llm.structured(
-        config.model, prompt, CapabilityList, task="capabilities", temperature=config.temperature
+        config.model,
+        prompt,
+        CapabilityList,
+        task="capabilities",
+        temperature=config.temperature,
+        seed=config.seed,
     )
     drafts = result.capabilities[: config.max_capabilities]
     return [

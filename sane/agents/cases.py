@@ -35,16 +35,21 @@ async def instantiate_case(
         case_index=case_index,
         example=example,
     )
-    base = dict(
-        id=case_id,
-        recipe_id=recipe.id,
-        index=case_index,
-        example_index=example_index,
-        example=example,
-    )
+    base = {
+        "id": case_id,
+        "recipe_id": recipe.id,
+        "index": case_index,
+        "example_index": example_index,
+        "example": example,
+    }
     try:
         draft = await llm.structured(
-            config.model, prompt, CaseDraft, task="cases", temperature=config.temperature
+            config.model,
+            prompt,
+            CaseDraft,
+            task="cases",
+            temperature=config.temperature,
+            seed=config.seed,
         )
     except LLMError as exc:
         return Case(**base, variants={}, error=str(exc))

@@ -23,6 +23,7 @@ async def derive_recipes(
         RecipeList,
         task="recipes",
         temperature=config.temperature,
+        seed=config.seed,
     )
     recipes: list[Recipe] = []
     rejected: list[str] = []

@@ -82,8 +82,14 @@ class LLMClient:
         sample_index: int = 0,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        seed: int | None = None,
     ) -> str:
-        params = {"temperature": temperature, "max_tokens": max_tokens, "response_format": None}
+        params = {
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "seed": seed,
+            "response_format": None,
+        }
         return await self._complete(model, messages, params, task, sample_index)
 
     async def structured(
@@ -96,10 +102,12 @@ class LLMClient:
         sample_index: int = 0,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        seed: int | None = None,
     ) -> T:
         params = {
             "temperature": temperature,
             "max_tokens": max_tokens,
+            "seed": seed,
             "response_format": _structured.response_format(schema),
         }
         conversation = _structured.with_instruction(messages, schema)
@@ -150,7 +158,9 @@ class LLMClient:
         task: str,
         sample_index: int,
     ) -> str:
-        route = resolve_route(model, self._settings, CallContext(task, sample_index))
+        route = resolve_route(
+            model, self._settings, CallContext(task, sample_index, params.get("seed"))
+        )
         key_params = {**params, "route": route.key_extra} if route.key_extra else params
         key = call_key(model, messages, key_params, sample_index)
         # One flight per key: identical concurrent requests make one provider call.

@@ -27,6 +27,7 @@ from sane.llm._settings import LLMSettings
 
 PROVIDER = "local"
 LLAMA_MODULE = "sane.local.llama"
+SEED_STRIDE = 1_000_003  # run seed and sample index combine into distinct local seeds
 DEFAULT_TEMPERATURE = 0.7  # votes need sampling to differ; the seed keeps them reproducible
 DEFAULT_MAX_TOKENS = 1024
 
@@ -70,7 +71,7 @@ class LocalLLM(CustomLLM):
             plain_messages,
             json_schema=_json_schema(optional_params.get("response_format")),
             temperature=DEFAULT_TEMPERATURE if temperature is None else float(temperature),
-            seed=int(meta.get("sample_index", 0)),
+            seed=int(meta.get("seed") or 0) * SEED_STRIDE + int(meta.get("sample_index", 0)),
             max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else int(max_tokens),
         )
         model_response.choices[0].message.content = result.text  # type: ignore[union-attr]
@@ -91,5 +92,5 @@ def _make_handler() -> LocalLLM:
 def local_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
     if "/" not in model or not model.split("/", 1)[1]:
         raise LLMError(model, "a local model needs a name: local/<name>")
-    metadata = {"task": ctx.task, "sample_index": ctx.sample_index}
+    metadata = {"task": ctx.task, "sample_index": ctx.sample_index, "seed": ctx.seed}
     return Route(model, {"metadata": metadata}, priced=False)

@@ -22,6 +22,7 @@ class CallContext:
 
     task: str
     sample_index: int
+    seed: int | None = None
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,9 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
 
 
-def token_embeddings(name: str, texts: list[str], *, batch_size: int = BATCH_SIZE) -> list[np.ndarray]:
+def token_embeddings(
+    name: str, texts: list[str], *, batch_size: int = BATCH_SIZE
+) -> list[np.ndarray]:
     """Contextual word-piece embeddings per text, without the [CLS]/[SEP] (or <s>/</s>) ends.
 
     Rows are unit length, so a matrix product gives cosine similarities.

@@ -31,7 +31,9 @@ def _log_softmax_at(logits: np.ndarray, tokens: np.ndarray) -> np.ndarray:
     return rows[np.arange(len(tokens)), tokens] - log_norm
 
 
-def continuation_logprobs(prefix: str, continuation: str, *, model: str = DEFAULT_BASE_LM) -> list[float]:
+def continuation_logprobs(
+    prefix: str, continuation: str, *, model: str = DEFAULT_BASE_LM
+) -> list[float]:
     """log p(t_i | prefix, t_<i) for each token t_i of `continuation` (natural log).
 
     The prefix always starts with the model's BOS token, so an empty prefix

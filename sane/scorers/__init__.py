@@ -34,3 +34,11 @@ __all__ = [
     "run_case",
     "score_variants",
 ]
+
+# Local-model metrics (embedded offline models; heavy libraries load on first use).
+from sane.scorers import (  # noqa: F401  (registration)
+    local_bertscore,
+    local_embedding,
+    local_entailment,
+    local_likelihood,
+)

@@ -221,7 +221,10 @@ async def run_case(
     base = {"target": target.name, "case_id": case.id, "recipe_id": recipe.id}
     if case.error:
         return ExecutionRecord(
-            **base, scores={}, tolerance=tolerance, verdict=Verdict.error,
+            **base,
+            scores={},
+            tolerance=tolerance,
+            verdict=Verdict.error,
             error=f"case {case.id} was not generated: {_one_line(case.error)}",
         )
     n = relation.repeats if isinstance(relation, RepeatableRelation) else repeats
@@ -230,7 +233,10 @@ async def run_case(
         raw = await score_variants(target, records, n, timeout_s)
     except (ScorerError, LLMError) as exc:
         return ExecutionRecord(
-            **base, scores={}, tolerance=tolerance, verdict=Verdict.error,
+            **base,
+            scores={},
+            tolerance=tolerance,
+            verdict=Verdict.error,
             error=_one_line(str(exc)),
         )
     normalised: dict[str, list[float | None]] = {

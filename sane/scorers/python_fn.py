@@ -67,9 +67,7 @@ def build_python_target(config: TargetConfig, context: BuildContext) -> Target:
     function = resolve_ref(config.ref, f"targets.{config.name}.ref")
     deterministic = (config.model_extra or {}).get("deterministic", False)
     if not isinstance(deterministic, bool):
-        raise InputError(
-            "spec", f"targets.{config.name}.deterministic", "must be true or false"
-        )
+        raise InputError("spec", f"targets.{config.name}.deterministic", "must be true or false")
     return PythonTarget(
         name=config.name,
         function=function,

@@ -35,19 +35,22 @@ def majority(votes: list[Vote], k: int) -> Decision:
 
 
 class OraclePanel:
-    def __init__(self, llm: LLMClient, models: list[str], votes: int, temperature: float) -> None:
+    def __init__(
+        self, llm: LLMClient, models: list[str], votes: int, temperature: float, seed: int = 0
+    ) -> None:
         if votes < 1:
             raise ValueError("a panel needs at least one vote")
         self.llm = llm
         self.models = models
         self.k = votes
         self.temperature = temperature
+        self.seed = seed
 
     async def _vote(
         self, subject_id: str, question: Question, prompt: list[dict[str, str]], index: int
     ) -> Vote:
         model = self.models[index % len(self.models)]
-        base = dict(subject_id=subject_id, question=question, model=model, sample_index=index)
+        base = {"subject_id": subject_id, "question": question, "model": model, "sample_index": index}
         try:
             draft = await self.llm.structured(
                 model,
@@ -56,6 +59,7 @@ class OraclePanel:
                 task=f"vote:{question.value}",
                 sample_index=index,
                 temperature=self.temperature,
+                seed=self.seed,
             )
         except LLMError as exc:
             return Vote(**base, decision=Decision.unresolved, error=exc.cause)

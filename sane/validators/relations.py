@@ -73,9 +73,7 @@ def _mean(values: list[float]) -> float:
     return math.fsum(values) / len(values)
 
 
-def _clean(
-    relation: Relation, scores: dict[str, list[float | None]]
-) -> tuple[Scores, str | None]:
+def _clean(relation: Relation, scores: dict[str, list[float | None]]) -> tuple[Scores, str | None]:
     """The scores of the roles the relation reads, or a reason they cannot be used."""
     clean: Scores = {}
     for role in relation_roles(relation):
@@ -141,9 +139,7 @@ def _increase(relation: PairRelation, scores: Scores, tol: float, _hib: bool) ->
 
 
 @register_relation("no_increase")
-def _no_increase(
-    relation: PairRelation, scores: Scores, tol: float, _hib: bool
-) -> RelationResult:
+def _no_increase(relation: PairRelation, scores: Scores, tol: float, _hib: bool) -> RelationResult:
     s0, s1, head = _pair(relation, scores)
     rise = s1 - s0
     ok = rise <= tol + EPS
@@ -151,9 +147,7 @@ def _no_increase(
 
 
 @register_relation("no_decrease")
-def _no_decrease(
-    relation: PairRelation, scores: Scores, tol: float, _hib: bool
-) -> RelationResult:
+def _no_decrease(relation: PairRelation, scores: Scores, tol: float, _hib: bool) -> RelationResult:
     s0, s1, head = _pair(relation, scores)
     drop = s0 - s1
     ok = drop <= tol + EPS
@@ -218,9 +212,7 @@ def _combined(
 
 
 @register_relation("ordered")
-def _ordered(
-    relation: OrderedRelation, scores: Scores, tol: float, _hib: bool
-) -> RelationResult:
+def _ordered(relation: OrderedRelation, scores: Scores, tol: float, _hib: bool) -> RelationResult:
     means = [(role, _mean(scores[role])) for role in relation.series]
     pairs = list(combinations(means, 2))
     inverted = [(lo, hi) for lo, hi in pairs if hi[1] < lo[1] - tol - EPS]
@@ -253,9 +245,7 @@ def _spans(relation: SpansRelation, scores: Scores, tol: float, _hib: bool) -> R
 
 
 @register_relation("at_level")
-def _at_level(
-    relation: AtLevelRelation, scores: Scores, tol: float, _hib: bool
-) -> RelationResult:
+def _at_level(relation: AtLevelRelation, scores: Scores, tol: float, _hib: bool) -> RelationResult:
     s = _mean(scores[relation.variant])
     ok = relation.low - tol - EPS <= s <= relation.high + tol + EPS
     return _verdict(

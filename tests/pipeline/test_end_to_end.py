@@ -16,8 +16,14 @@ from sane.suites.store import SuiteStore
 
 def _generate(workdir: Path, settings: LLMSettings) -> None:
     sane.generate(
-        workdir / "tiny_spec.yaml", suite=workdir / "suite.db", model="scripted", votes=3,
-        cases=4, max_capabilities=2, recipes_per_capability=2, llm=settings,
+        workdir / "tiny_spec.yaml",
+        suite=workdir / "suite.db",
+        model="scripted",
+        votes=3,
+        cases=4,
+        max_capabilities=2,
+        recipes_per_capability=2,
+        llm=settings,
     )
 
 
@@ -33,9 +39,20 @@ def test_funnel_matches_hand_counts(workdir: Path, settings: LLMSettings) -> Non
         "applicable_cases": 5,
         "joint_valid_cases": 5,
         "validated_families": 1,
-    } | {k: v for k, v in report["validity"].items() if k not in {
-        "candidate_recipes", "aligned_recipes", "cases", "realized_cases",
-        "applicable_cases", "joint_valid_cases", "validated_families"}}
+    } | {
+        k: v
+        for k, v in report["validity"].items()
+        if k
+        not in {
+            "candidate_recipes",
+            "aligned_recipes",
+            "cases",
+            "realized_cases",
+            "applicable_cases",
+            "joint_valid_cases",
+            "validated_families",
+        }
+    }
 
 
 def test_decisions_record_each_vote(workdir: Path, settings: LLMSettings) -> None:
@@ -49,7 +66,11 @@ def test_decisions_record_each_vote(workdir: Path, settings: LLMSettings) -> Non
     assert alignment["rec-1-2"].decision is Decision.no
     unresolved = alignment["rec-2-2"]
     assert unresolved.decision is Decision.unresolved
-    assert [v.decision for v in unresolved.votes] == [Decision.yes, Decision.no, Decision.unresolved]
+    assert [v.decision for v in unresolved.votes] == [
+        Decision.yes,
+        Decision.no,
+        Decision.unresolved,
+    ]
     assert unresolved.votes[2].error  # the parse failure is kept with the vote
     assert all(v.rationale for v in alignment["rec-1-1"].votes)
 

@@ -1,4 +1,4 @@
-"""Shared set-up for pipeline tests: a copy of the tiny fixture spec and the scripted model."""
+"""Shared set-up: a copy of the tiny fixture spec, its examples and the scripted model rules."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from sane.llm import LLMSettings
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 @pytest.fixture

@@ -1,0 +1,103 @@
+"""What every command shares: the Typer app, exit codes, error mapping, progress, LLM options.
+
+Exit codes: 0 success; 1 a run failed (a stage could not continue); 2 bad input
+(one line on stderr naming the file, field and problem); 3 stopped at a budget
+(the suite is resumable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from sane.errors import BudgetExceeded, InputError, SaneError
+from sane.llm import LLMSettings
+
+app = typer.Typer(
+    name="sane",
+    help="Scorer-specific metamorphic testing for LLM judges and text metrics.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+out = Console()
+
+EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BUDGET = 1, 2, 3
+
+
+def fail(code: int, message: str) -> typer.Exit:
+    err.print(f"sane: {message}", markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+@contextmanager
+def errors_to_exit_codes() -> Iterator[None]:
+    try:
+        yield
+    except InputError as exc:
+        raise fail(EXIT_BAD_INPUT, f"error: {exc}") from None
+    except BudgetExceeded as exc:
+        raise fail(EXIT_BUDGET, f"stopped at budget: {exc}; rerun the same command to resume")
+    except SaneError as exc:
+        raise fail(EXIT_FAILED, f"failed: {exc}") from None
+
+
+@contextmanager
+def progress_display(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
+    """A rich progress bar per stage, on stderr so stdout stays machine-readable."""
+    if not enabled:
+        yield lambda stage, done, total: None
+        return
+    columns = (
+        TextColumn("{task.description:<22}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, transient=False) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=max(total, 1))
+            bar.update(tasks[stage], completed=done if total else 1, total=max(total, 1))
+
+        yield update
+
+
+Cache = Annotated[Path | None, typer.Option(help="LLM cache file (default: user cache dir).")]
+Script = Annotated[
+    Path | None, typer.Option(help="Rules file for the `scripted` model (tests, docs).")
+]
+ApiBase = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
+Concurrency = Annotated[int, typer.Option(min=1, help="Concurrent LLM calls.")]
+MaxCalls = Annotated[int | None, typer.Option(help="Stop after this many uncached LLM calls.")]
+MaxCost = Annotated[float | None, typer.Option(help="Stop once this many USD are spent.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
+
+
+def llm_settings(
+    cache: Path | None,
+    script: Path | None,
+    api_base: str | None,
+    concurrency: int,
+    max_calls: int | None,
+    max_cost: float | None,
+) -> LLMSettings:
+    if script is not None and not script.is_file():
+        raise InputError(str(script), "--script", "file not found")
+    return LLMSettings(
+        cache_path=cache,
+        script_path=script,
+        api_base=api_base,
+        concurrency=concurrency,
+        max_calls=max_calls,
+        max_cost=max_cost,
+    )

@@ -1,0 +1,100 @@
+"""`sane generate` and `sane execute`: build a suite, then run it against targets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sane import api
+from sane.cli._common import (
+    ApiBase,
+    Cache,
+    Concurrency,
+    MaxCalls,
+    MaxCost,
+    Quiet,
+    Script,
+    app,
+    err,
+    errors_to_exit_codes,
+    llm_settings,
+    progress_display,
+)
+
+
+@app.command()
+def generate(
+    spec: Annotated[str, typer.Argument(help="Scorer spec YAML, or builtin:NAME.")],
+    suite: Annotated[Path, typer.Option(help="Suite file to create or resume.")],
+    model: Annotated[str, typer.Option(help="Agent model: a litellm string or local/NAME.")],
+    oracle_model: Annotated[
+        list[str] | None, typer.Option(help="Oracle panel model(s); repeat for a panel.")
+    ] = None,
+    votes: Annotated[int, typer.Option(min=1, help="Oracle votes per decision.")] = 3,
+    cases: Annotated[int, typer.Option(min=1, help="Cases per aligned recipe.")] = 10,
+    tau: Annotated[int | None, typer.Option(help="Joint-valid cases a family needs.")] = None,
+    examples: Annotated[Path | None, typer.Option(help="Examples JSONL (overrides spec).")] = None,
+    seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
+    capabilities: Annotated[int, typer.Option(min=1, help="Most capabilities to derive.")] = 6,
+    recipes: Annotated[int, typer.Option(min=1, help="Most recipes per capability.")] = 2,
+    cache: Cache = None,
+    script: Script = None,
+    api_base: ApiBase = None,
+    concurrency: Concurrency = 8,
+    max_calls: MaxCalls = None,
+    max_cost: MaxCost = None,
+    quiet: Quiet = False,
+) -> None:
+    """Derive, validate and store a scorer-specific test suite."""
+    with errors_to_exit_codes(), progress_display(not quiet) as progress:
+        snapshot = api.generate(
+            spec,
+            suite=suite,
+            model=model,
+            oracle_models=oracle_model,
+            votes=votes,
+            cases=cases,
+            tau=tau,
+            examples=examples,
+            seed=seed,
+            max_capabilities=capabilities,
+            recipes_per_capability=recipes,
+            llm=llm_settings(cache, script, api_base, concurrency, max_calls, max_cost),
+            progress=progress,
+        )
+    validated = sum(f.validated for f in snapshot.families)
+    err.print(
+        f"suite {suite}: {len(snapshot.recipes)} candidate recipes, "
+        f"{len(snapshot.families)} aligned, {validated} validated families"
+    )
+
+
+@app.command()
+def execute(
+    suite: Annotated[Path, typer.Argument(help="Suite file.")],
+    target: Annotated[list[str] | None, typer.Option(help="Target name(s); default all.")] = None,
+    repeats: Annotated[int, typer.Option(min=1, help="Scores per variant.")] = 1,
+    timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
+    cache: Cache = None,
+    script: Script = None,
+    api_base: ApiBase = None,
+    concurrency: Concurrency = 8,
+    max_calls: MaxCalls = None,
+    max_cost: MaxCost = None,
+    quiet: Quiet = False,
+) -> None:
+    """Run the suite's validated families against target scorers."""
+    with errors_to_exit_codes(), progress_display(not quiet) as progress:
+        records = api.execute(
+            suite,
+            targets=target,
+            repeats=repeats,
+            timeout_s=timeout,
+            llm=llm_settings(cache, script, api_base, concurrency, max_calls, max_cost),
+            progress=progress,
+        )
+    faults = sum(r.verdict.value == "fault" for r in records)
+    errors = sum(r.verdict.value == "error" for r in records)
+    err.print(f"{len(records)} case executions: {faults} faults, {errors} errors")

