@@ -12,6 +12,7 @@ from pathlib import Path
 from sane import workflow
 from sane._runtime import Progress, RunContext, _no_progress
 from sane.errors import InputError
+from sane.generators import get_generator
 from sane.inputs import examples_path, load_examples, load_spec
 from sane.llm import LLMClient, LLMSettings
 from sane.records import ExecutionRecord, RunConfig, SuiteSnapshot
@@ -25,7 +26,12 @@ from sane.validators.panel import OraclePanel
 def _context(store: SuiteStore, llm: LLMClient, progress: Progress, **extra: object) -> RunContext:
     config = store.config()
     panel = OraclePanel(
-        llm, config.oracle_models, config.votes, config.oracle_temperature, seed=config.seed
+        llm,
+        config.oracle_models,
+        config.votes,
+        config.oracle_temperature,
+        seed=config.seed,
+        sequential=not config.exhaustive,
     )
     return RunContext(
         store=store,
@@ -52,14 +58,29 @@ def generate(
     seed: int = 0,
     max_capabilities: int = 6,
     recipes_per_capability: int = 2,
+    generator: str = "derived",
+    exhaustive: bool = False,
+    stop_at_tau: bool = False,
     llm: LLMSettings | None = None,
     progress: Progress = _no_progress,
 ) -> SuiteSnapshot:
-    """Generate (or resume generating) a validated suite for a scorer spec."""
+    """Generate (or resume generating) a validated suite for a scorer spec.
+
+    ``generator`` picks where capabilities and recipes come from: ``derived`` (the
+    agents) or ``fixed:NAME`` (a fixed recipe set, see :mod:`sane.generators`).
+
+    Decisions are sequential by default: the panel stops asking once a majority is
+    certain and a family stops generating cases once it cannot reach tau, with the
+    same outcomes as ``exhaustive=True`` for fewer calls. ``stop_at_tau`` (budget
+    mode) also stops a family once it has tau joint-valid cases.
+    """
+    get_generator(generator)  # an unknown generator or fixed set is bad input, before any work
     scorer, spec_path = load_spec(spec)
     rows = load_examples(scorer, examples_path(scorer, spec_path, examples))
     if tau is not None and not 1 <= tau <= cases:
         raise InputError(None, "--tau", f"must be between 1 and --cases ({cases})")
+    if exhaustive and stop_at_tau:
+        raise InputError(None, "--stop-at-tau", "cannot be combined with --exhaustive")
     config = RunConfig(
         model=model,
         oracle_models=oracle_models or [model],
@@ -69,6 +90,9 @@ def generate(
         seed=seed,
         max_capabilities=max_capabilities,
         recipes_per_capability=recipes_per_capability,
+        generator=generator,
+        exhaustive=exhaustive,
+        stop_at_tau=stop_at_tau,
     )
     store = SuiteStore(suite, create=True)
     try:

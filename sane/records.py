@@ -211,6 +211,9 @@ class Recipe(Record):
     relation: Relation
     rationale: str
     generator: str = "derived"
+    transform: str | None = None
+    """A registered deterministic transform (sane.generators.transforms) that writes the
+    non-original variants by code instead of by the case agent; None = written by a model."""
 
     @model_validator(mode="after")
     def _relation_uses_declared_roles(self) -> Recipe:
@@ -276,6 +279,10 @@ class Family(Record):
     joint_valid: int
     tau: int
     validated: bool
+    # Sequential generation stops a family early; `skipped` counts the planned cases that
+    # were never generated and `stopped` says why (None: all planned cases were generated).
+    skipped: int = 0
+    stopped: Literal["could_not_reach_tau", "reached_tau"] | None = None
 
 
 # -------------------------------------------------------------------- execution
@@ -340,6 +347,10 @@ class RunConfig(Record):
     max_capabilities: int = 6
     recipes_per_capability: int = 2
     concurrency: int = 8
+    # exhaustive: ask every vote and generate every case (same outcomes, more calls);
+    # stop_at_tau: budget mode, a family stops as soon as it has tau joint-valid cases.
+    exhaustive: bool = False
+    stop_at_tau: bool = False
 
     @property
     def threshold(self) -> int:

@@ -7,17 +7,35 @@ records on the item they hit; only a budget stop or a bug escapes a stage.
 
 from __future__ import annotations
 
+import asyncio
+
 from sane import agents
-from sane._runtime import RunContext, run_all
+from sane._runtime import RunContext, _no_progress, run_all
 from sane.errors import LLMError, SaneError
+from sane.generators import get_generator
 from sane.prompts import messages
-from sane.records import Capability, Case, Example, ExecutionRecord, Question, Recipe, Verdict
+from sane.records import (
+    Capability,
+    Case,
+    Decision,
+    Example,
+    ExecutionRecord,
+    PanelDecision,
+    Question,
+    Recipe,
+    Verdict,
+)
 from sane.report import build_report
 from sane.scorers.base import Target
 from sane.scorers.execute import estimate_tolerance, run_case
 from sane.validators.families import count_family, is_yes, joint_valid_cases
+from sane.validators.sequential import FamilyPlan, run_family
 
 TOLERANCE_SAMPLE = 5
+CASE_QUESTIONS = {
+    Question.realization: "vote_realization.j2",
+    Question.applicability: "vote_applicability.j2",
+}
 
 
 class StageFailed(SaneError):
@@ -29,8 +47,11 @@ async def derive_capabilities(ctx: RunContext) -> None:
         return
     ctx.store.clear_errors("capabilities")
     ctx.progress("capabilities", 0, 1)
+    # The configured generator (derived by the agents, or a fixed recipe set) supplies
+    # capabilities and recipes; every later stage is the same for both.
+    generator = get_generator(ctx.config.generator)
     try:
-        capabilities = await agents.derive_capabilities(ctx.llm, ctx.spec, ctx.examples, ctx.config)
+        capabilities = await generator.capabilities(ctx.llm, ctx.spec, ctx.examples, ctx.config)
     except LLMError as exc:
         ctx.store.put_error("capabilities", ctx.spec.name, str(exc))
         raise StageFailed(f"capability derivation failed: {exc}") from exc
@@ -44,13 +65,12 @@ async def derive_recipes(ctx: RunContext) -> None:
         return
     ctx.store.clear_errors("recipes")
     capabilities = ctx.store.capabilities()
+    generator = get_generator(ctx.config.generator)
     derived: dict[str, list[Recipe]] = {}
 
     async def one(capability: Capability) -> None:
         try:
-            recipes, rejected = await agents.derive_recipes(
-                ctx.llm, ctx.spec, capability, ctx.config
-            )
+            recipes, rejected = await generator.recipes(ctx.llm, ctx.spec, capability, ctx.config)
         except LLMError as exc:
             ctx.store.put_error("recipes", capability.id, str(exc))
             return
@@ -88,65 +108,102 @@ def _aligned(ctx: RunContext) -> list[tuple[int, Recipe]]:
     return [(seq, r) for seq, r in enumerate(ctx.store.recipes()) if is_yes(alignment, r.id)]
 
 
-async def instantiate_cases(ctx: RunContext) -> None:
-    if ctx.store.is_done("cases"):
-        return
-    ctx.store.clear_errors("cases")
-    existing = {c.id: c for c in ctx.store.cases()}
-    for case in existing.values():
-        if case.error:
-            ctx.store.put_error("cases", case.id, case.error)
-    todo = [
-        (seq, recipe, i)
-        for seq, recipe in _aligned(ctx)
-        for i in range(ctx.config.cases)
-        if f"{recipe.id}/case-{i}" not in existing
-    ]
-
-    async def one(item: tuple[int, Recipe, int]) -> None:
-        seq, recipe, index = item
-        case = await agents.instantiate_case(
-            ctx.llm, ctx.spec, recipe, seq, index, ctx.examples, ctx.config
-        )
-        ctx.store.put_case(case)
-        if case.error:
-            ctx.store.put_error("cases", case.id, case.error)
-
-    await run_all("cases", todo, one, ctx.progress)
-    ctx.store.mark("cases")
+Decided = dict[Question, dict[str, PanelDecision]]
 
 
-async def validate_cases(ctx: RunContext) -> None:
-    if ctx.store.is_done("case_panel"):
-        return
-    recipes = {r.id: r for r in ctx.store.recipes()}
-    questions = {
-        Question.realization: ("vote_realization.j2", ctx.store.decisions(Question.realization)),
-        Question.applicability: (
-            "vote_applicability.j2",
-            ctx.store.decisions(Question.applicability),
-        ),
-    }
-    # A case the agent could not write has nothing to vote on: it stays unrealised.
-    todo = [
-        (case, question)
-        for case in ctx.store.cases()
-        if case.error is None
-        for question, (_, decided) in questions.items()
-        if case.id not in decided
-    ]
+def _case_decisions(ctx: RunContext) -> Decided:
+    return {question: ctx.store.decisions(question) for question in CASE_QUESTIONS}
 
-    async def one(item: tuple[Case, Question]) -> None:
-        case, question = item
-        recipe = recipes[case.recipe_id]
+
+async def _decide_case(
+    ctx: RunContext, decided: Decided, recipe: Recipe, case: Case, question: Question
+) -> bool:
+    """The stored decision on one case question, or a fresh one from the panel (stored)."""
+    stored = decided[question].get(case.id)
+    if stored is None:
         prompt = messages(
-            questions[question][0],
+            CASE_QUESTIONS[question],
             spec=ctx.spec,
             recipe=recipe,
             case=case,
             relation_json=recipe.relation.model_dump_json(),
         )
-        ctx.store.put_decision(await ctx.panel.decide(case.id, question, prompt))
+        stored = await ctx.panel.decide(case.id, question, prompt)
+        ctx.store.put_decision(stored)
+    return stored.decision is Decision.yes
+
+
+async def _validate_case(ctx: RunContext, decided: Decided, recipe: Recipe, case: Case) -> bool:
+    """Whether a case is joint-valid. Sequentially, applicability is asked only of a realized
+    case (an unrealized one cannot be joint-valid); exhaustively, both questions at once."""
+    if ctx.config.exhaustive:
+        realized, applicable = await asyncio.gather(
+            _decide_case(ctx, decided, recipe, case, Question.realization),
+            _decide_case(ctx, decided, recipe, case, Question.applicability),
+        )
+        return realized and applicable
+    realized = await _decide_case(ctx, decided, recipe, case, Question.realization)
+    return realized and await _decide_case(ctx, decided, recipe, case, Question.applicability)
+
+
+async def instantiate_cases(ctx: RunContext) -> None:
+    """Generate and validate every aligned family's cases, families and cases concurrently.
+
+    Each case is validated as soon as it is written, so a family's schedule
+    (sane.validators.sequential) can stop once the family is decided: a family
+    that can no longer reach tau stops generating cases (in budget mode, one
+    that reached tau too); one that can still pass gets all n cases.
+    """
+    if ctx.store.is_done("cases"):
+        return
+    ctx.store.clear_errors("cases")
+    existing = {c.id: c for c in ctx.store.cases()}
+    decided = _case_decisions(ctx)
+    config = ctx.config
+    plan = FamilyPlan(config.cases, config.threshold, config.exhaustive, config.stop_at_tau)
+    aligned = _aligned(ctx)
+    total, done = len(aligned) * config.cases, 0
+    ctx.progress("cases", 0, total)
+
+    async def family(item: tuple[int, Recipe]) -> None:
+        nonlocal done
+        seq, recipe = item
+
+        async def evaluate(index: int) -> bool:
+            nonlocal done
+            case = existing.get(f"{recipe.id}/case-{index}")
+            if case is None:
+                case = await agents.instantiate_case(
+                    ctx.llm, ctx.spec, recipe, seq, index, ctx.examples, config
+                )
+                ctx.store.put_case(case)
+            # A case the agent could not write has nothing to vote on: it stays unrealised.
+            valid = case.error is None and await _validate_case(ctx, decided, recipe, case)
+            if case.error:
+                ctx.store.put_error("cases", case.id, case.error)
+            done += 1
+            ctx.progress("cases", done, total)
+            return valid
+
+        run = await run_family(plan, evaluate)
+        done += plan.n - run.generated
+        ctx.progress("cases", done, total)
+
+    await run_all("families", aligned, family, _no_progress)
+    ctx.store.mark("cases")
+
+
+async def validate_cases(ctx: RunContext) -> None:
+    """Decide any stored case still lacking a decision (a suite from an interrupted or older
+    run); instantiate_cases normally leaves nothing to do here."""
+    if ctx.store.is_done("case_panel"):
+        return
+    recipes = {r.id: r for r in ctx.store.recipes()}
+    decided = _case_decisions(ctx)
+    todo = [case for case in ctx.store.cases() if case.error is None]
+
+    async def one(case: Case) -> None:
+        await _validate_case(ctx, decided, recipes[case.recipe_id], case)
 
     await run_all("case panel", todo, one, ctx.progress)
     ctx.store.mark("case_panel")
@@ -155,12 +212,18 @@ async def validate_cases(ctx: RunContext) -> None:
 async def select_families(ctx: RunContext) -> None:
     realization = ctx.store.decisions(Question.realization)
     applicability = ctx.store.decisions(Question.applicability)
-    families = [
-        count_family(
+    n = ctx.config.cases
+    families = []
+    for _, recipe in _aligned(ctx):
+        family = count_family(
             recipe.id, ctx.store.cases(recipe.id), realization, applicability, ctx.config.threshold
         )
-        for _, recipe in _aligned(ctx)
-    ]
+        # Fewer cases than planned: the sequential schedule stopped the family early.
+        skipped = max(n - family.cases, 0)
+        if skipped:
+            stopped = "reached_tau" if family.validated else "could_not_reach_tau"
+            family = family.model_copy(update={"skipped": skipped, "stopped": stopped})
+        families.append(family)
     ctx.store.put_families(families)
     ctx.store.mark("families")
 

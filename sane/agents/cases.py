@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sane.agents._drafts import CaseDraft
 from sane.errors import LLMError
+from sane.generators.transforms import TransformError, TransformInput, apply_transform
 from sane.llm import LLMClient
 from sane.prompts import messages
 from sane.records import Case, Example, Recipe, RunConfig, ScorerSpec
@@ -23,10 +24,15 @@ async def instantiate_case(
     examples: list[Example],
     config: RunConfig,
 ) -> Case:
-    """Ask for the variants; a missing role makes the case unrealised, not invented."""
+    """Ask for the variants; a missing role makes the case unrealised, not invented.
+
+    A recipe with a ``transform`` gets its variants from code, not from the model.
+    """
     example_index = example_for(recipe_seq, case_index, len(examples))
     example = examples[example_index]
     case_id = f"{recipe.id}/case-{case_index}"
+    if recipe.transform is not None:
+        return _transformed_case(spec, recipe, case_id, case_index, example_index, examples)
     prompt = messages(
         "case.j2",
         spec=spec,
@@ -59,3 +65,35 @@ async def instantiate_case(
     missing = [role for role in recipe.variant_roles if role not in variants]
     error = f"model gave no text for roles {missing}" if missing else None
     return Case(**base, variants=variants, notes=draft.notes, error=error)
+
+
+def _transformed_case(
+    spec: ScorerSpec,
+    recipe: Recipe,
+    case_id: str,
+    case_index: int,
+    example_index: int,
+    examples: list[Example],
+) -> Case:
+    """Every non-original role gets the transform's output; a transform that cannot apply
+    leaves the case unrealised with the reason, like a failed model call."""
+    example = examples[example_index]
+    data = TransformInput(
+        text=example[spec.scored_field],
+        example_index=example_index,
+        examples=tuple(examples),
+        scored_field=spec.scored_field,
+    )
+    base = {
+        "id": case_id,
+        "recipe_id": recipe.id,
+        "index": case_index,
+        "example_index": example_index,
+        "example": example,
+    }
+    try:
+        text = apply_transform(str(recipe.transform), data)
+    except (TransformError, KeyError) as exc:
+        return Case(**base, variants={}, error=f"transform {recipe.transform}: {exc}")
+    variants = {role: data.text if role == "original" else text for role in recipe.variant_roles}
+    return Case(**base, variants=variants, notes=f"written by code: transform {recipe.transform}")

@@ -15,6 +15,7 @@ from sane import api
 from sane.cli._common import app, err, errors_to_exit_codes, out
 from sane.errors import InputError
 from sane.report import render_markdown
+from sane.report._html import suite_html
 
 
 def _read_human(path: Path) -> dict[str, float]:
@@ -42,7 +43,7 @@ def _read_human(path: Path) -> dict[str, float]:
 @app.command()
 def report(
     suite: Annotated[Path, typer.Argument(help="Suite file.")],
-    format: Annotated[str, typer.Option("--format", "-f", help="json or md.")] = "json",
+    format: Annotated[str, typer.Option("--format", "-f", help="json, md or html.")] = "json",
     out_file: Annotated[Path | None, typer.Option("--out", help="Write here, not stdout.")] = None,
     human: Annotated[Path | None, typer.Option(help="CSV of target,human score.")] = None,
 ) -> None:
@@ -52,9 +53,13 @@ def report(
         "md": render_markdown,
     }
     with errors_to_exit_codes():
-        if format not in renderers:
-            raise InputError(None, "--format", f"unknown format '{format}' (json, md)")
-        text = renderers[format](api.report(suite, human=_read_human(human) if human else None))
+        if format not in renderers and format != "html":
+            raise InputError(None, "--format", f"unknown format '{format}' (json, md, html)")
+        scores = _read_human(human) if human else None
+        if format == "html":  # the page also shows each fault's recipe text
+            text = suite_html(suite, human=scores)
+        else:
+            text = renderers[format](api.report(suite, human=scores))
     if out_file is None:
         sys.stdout.write(text + "\n")
     else:

@@ -39,6 +39,10 @@ def generate(
     seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
     capabilities: Annotated[int, typer.Option(min=1, help="Most capabilities to derive.")] = 6,
     recipes: Annotated[int, typer.Option(min=1, help="Most recipes per capability.")] = 2,
+    generator: Annotated[
+        str,
+        typer.Option(help="Recipe source: derived (default) or fixed:NAME (jrh, behavioral, ...)."),
+    ] = "derived",
     cache: Cache = None,
     script: Script = None,
     api_base: ApiBase = None,
@@ -61,6 +65,7 @@ def generate(
             seed=seed,
             max_capabilities=capabilities,
             recipes_per_capability=recipes,
+            generator=generator,
             llm=llm_settings(cache, script, api_base, concurrency, max_calls, max_cost),
             progress=progress,
         )

@@ -12,6 +12,7 @@ the original response but cost 0.0: nothing was spent this time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import weakref
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from sane.llm._cache import CachedResponse, ResponseCache, call_key
 from sane.llm._litellm import ensure_litellm_ready
 from sane.llm._providers import CallContext, Route, resolve_route
 from sane.llm._retry import backoff_delay, is_transient
+from sane.llm._secrets import redact
 from sane.llm._settings import LLMSettings
 from sane.records import CallRecord
 
@@ -57,6 +59,9 @@ class LLMClient:
         self._key_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
+        self._serial_locks: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, asyncio.Lock]
+        ] = weakref.WeakKeyDictionary()
 
     # ------------------------------------------------------------------ public
 
@@ -145,10 +150,8 @@ class LLMClient:
             self._on_call(record)
 
     def _safe(self, text: str) -> str:
-        """An error text fit to store: the API key redacted, the length bounded."""
-        if self._settings.api_key:
-            text = text.replace(self._settings.api_key, "***")
-        return text[:MAX_ERROR_CHARS]
+        """An error text fit to store: API keys and env secrets redacted, the length bounded."""
+        return redact(text, self._settings.api_key)[:MAX_ERROR_CHARS]
 
     async def _complete(
         self,
@@ -201,7 +204,7 @@ class LLMClient:
         for attempt in range(attempts):
             started = time.monotonic()
             try:
-                async with self._slot():
+                async with self._slot(), self._serial(route):
                     started = time.monotonic()
                     response = await self._acompletion(route, messages, params)
                 text = _reply_text(response)
@@ -218,7 +221,9 @@ class LLMClient:
                         error=message,
                     )
                 )
-                if attempt + 1 < attempts and is_transient(error):
+                # An empty reply (_Failed) is a provider hiccup too: worth another try.
+                retry = is_transient(error) or isinstance(error, _Failed)
+                if attempt + 1 < attempts and retry:
                     await asyncio.sleep(backoff_delay(error, attempt, self._settings.backoff_s))
                     continue
                 raise LLMError(
@@ -253,6 +258,13 @@ class LLMClient:
             )
             return text
         raise AssertionError("unreachable: the retry loop returns or raises")
+
+    def _serial(self, route: Route) -> contextlib.AbstractAsyncContextManager[Any]:
+        """Queue serial routes here, so waiting for the model never counts toward a timeout."""
+        if not route.serial:
+            return contextlib.nullcontext()
+        locks = self._serial_locks.setdefault(asyncio.get_running_loop(), {})
+        return locks.setdefault(route.litellm_model.split("/", 1)[0], asyncio.Lock())
 
     async def _acompletion(
         self, route: Route, messages: list[dict[str, str]], params: dict[str, Any]

@@ -4,14 +4,17 @@
 the first rule matching the call's task, message text and sample index and
 answers with its response (or fails with its error). It is a pure function
 of the rules file and the request, so it is deterministic and safe under any
-number of concurrent calls.
+number of concurrent calls. `delay_s` (per rule, or for the whole file) makes a
+call take that long, so tests can interrupt a run at a random point of its work.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +46,7 @@ class ScriptRule(BaseModel):
     response: Any = None
     error: str | None = None
     status: int = DEFAULT_ERROR_STATUS
+    delay_s: float | None = Field(default=None, ge=0.0)
 
     @model_validator(mode="after")
     def _one_outcome(self) -> ScriptRule:
@@ -67,6 +71,7 @@ class Script(BaseModel):
 
     rules: list[ScriptRule] = Field(default_factory=list)
     default: Any = None
+    delay_s: float = Field(default=0.0, ge=0.0)
 
 
 def render_response(response: Any) -> str:
@@ -116,14 +121,26 @@ def load_script(path: Path) -> Script:
     return parsed
 
 
+def _rule(
+    script: Script, task: str, messages: list[dict[str, Any]], sample_index: int
+) -> ScriptRule | None:
+    text = "\n".join(str(m.get("content") or "") for m in messages)
+    return next((r for r in script.rules if r.matches(task, text, sample_index)), None)
+
+
+def delay_s(script: Script, task: str, messages: list[dict[str, Any]], sample_index: int) -> float:
+    """How long the call takes: the matching rule's delay, else the file's."""
+    rule = _rule(script, task, messages, sample_index)
+    return rule.delay_s if rule is not None and rule.delay_s is not None else script.delay_s
+
+
 def answer(script: Script, task: str, messages: list[dict[str, Any]], sample_index: int) -> str:
     """The scripted reply, or CustomLLMError for an error rule or no match."""
-    text = "\n".join(str(m.get("content") or "") for m in messages)
-    for rule in script.rules:
-        if rule.matches(task, text, sample_index):
-            if rule.error is not None:
-                raise CustomLLMError(rule.status, f"scripted error: {rule.error}")
-            return render_response(rule.response)
+    rule = _rule(script, task, messages, sample_index)
+    if rule is not None:
+        if rule.error is not None:
+            raise CustomLLMError(rule.status, f"scripted error: {rule.error}")
+        return render_response(rule.response)
     if script.default is not None:
         return render_response(script.default)
     raise CustomLLMError(
@@ -153,10 +170,20 @@ class ScriptedLLM(CustomLLM):
         )
         return model_response
 
+    @staticmethod
+    def _delay(messages: list, litellm_params: dict | None) -> float:
+        meta = (litellm_params or {}).get("metadata") or {}
+        if not meta.get("script_path"):
+            return 0.0
+        script = load_script(Path(meta["script_path"]))
+        return delay_s(script, str(meta.get("task", "")), messages, int(meta.get("sample_index", 0)))
+
     def completion(self, model: str, messages: list, **kwargs: Any) -> ModelResponse:
+        time.sleep(self._delay(messages, kwargs.get("litellm_params")))
         return self._reply(messages, kwargs["model_response"], kwargs.get("litellm_params"))
 
     async def acompletion(self, model: str, messages: list, **kwargs: Any) -> ModelResponse:
+        await asyncio.sleep(self._delay(messages, kwargs.get("litellm_params")))
         return self._reply(messages, kwargs["model_response"], kwargs.get("litellm_params"))
 
 

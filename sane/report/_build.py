@@ -42,10 +42,17 @@ from sane.report._models import (
     TargetSummary,
 )
 from sane.stats import (
+    LabelAgreement,
+    configuration_sensitivity,
     default_taus,
+    pass_rate_bootstrap_ci,
     pass_rate_ci,
     rank_correlation,
     ranks,
+    recipe_ordering,
+    recipe_paired_tests,
+    repeat_run_variability,
+    requirement_profile,
     stability_sensitivity,
     threshold_sensitivity,
 )
@@ -191,7 +198,15 @@ def _counted_executions(
     return list(latest.values()), warnings
 
 
-def _group(executions: Iterable[ExecutionRecord]) -> GroupSummary:
+@dataclass(frozen=True)
+class _Bootstrap:
+    """How bootstrap intervals are drawn: resamples and the seed (the suite's, by default)."""
+
+    n_resamples: int = 2000
+    seed: int = 0
+
+
+def _group(executions: Iterable[ExecutionRecord], boot: _Bootstrap = _Bootstrap()) -> GroupSummary:
     """Verdict counts; errors are counted apart and never enter the pass rate."""
     verdicts = Counter(execution.verdict for execution in executions)
     passes, faults, errors = (verdicts[v] for v in (Verdict.passed, Verdict.fault, Verdict.error))
@@ -199,6 +214,9 @@ def _group(executions: Iterable[ExecutionRecord]) -> GroupSummary:
     return GroupSummary(
         pass_rate=passes / judged if judged else None,
         pass_rate_ci=pass_rate_ci(passes, judged) if judged else None,
+        pass_rate_bootstrap_ci=pass_rate_bootstrap_ci(
+            passes, judged, n_resamples=boot.n_resamples, seed=boot.seed
+        ),
         cases=passes + faults + errors,
         passes=passes,
         faults=faults,
@@ -229,12 +247,26 @@ def _tolerance(snapshot: SuiteSnapshot, target: str, runs: list[ExecutionRecord]
     return values.pop() if len(values) == 1 else None
 
 
+def _config_group(snapshot: SuiteSnapshot, target: str) -> str | None:
+    """The spec target's ``config_group`` (an extra field of its config), if any."""
+    for config in snapshot.spec.targets:
+        if config.name == target:
+            group = (config.model_extra or {}).get("config_group")
+            return None if group is None else str(group)
+    return None
+
+
 def _target_summary(
-    snapshot: SuiteSnapshot, target: str, runs: list[ExecutionRecord], recipes: dict[str, Recipe]
+    snapshot: SuiteSnapshot,
+    target: str,
+    runs: list[ExecutionRecord],
+    recipes: dict[str, Recipe],
+    boot: _Bootstrap = _Bootstrap(),
 ) -> TargetSummary:
     capabilities = {capability.id: capability for capability in snapshot.capabilities}
+    contract = _contract(snapshot, target)
     by_requirement = {
-        requirement: _group(group)
+        requirement: _group(group, boot)
         for requirement, group in _by(
             runs, lambda e: recipes[e.recipe_id].requirement.value
         ).items()
@@ -243,7 +275,7 @@ def _target_summary(
     for capability_id, group in _by(runs, lambda e: recipes[e.recipe_id].capability_id).items():
         capability = capabilities.get(capability_id)
         by_capability[capability_id] = CapabilitySummary(
-            **_group(group).model_dump(),
+            **_group(group, boot).model_dump(),
             name=capability.name if capability else capability_id,
             requirement=recipes[group[0].recipe_id].requirement.value,
         )
@@ -251,7 +283,7 @@ def _target_summary(
     for recipe_id, group in _by(runs, lambda e: e.recipe_id).items():
         recipe = recipes[recipe_id]
         by_family[recipe_id] = FamilySummary(
-            **_group(group).model_dump(),
+            **_group(group, boot).model_dump(),
             name=recipe.name,
             requirement=recipe.requirement.value,
             capability_id=recipe.capability_id,
@@ -260,13 +292,14 @@ def _target_summary(
     profile = stability_sensitivity(
         runs,
         recipes,
-        _contract(snapshot, target),
+        contract,
         criterion_higher_is_better=snapshot.spec.output.higher_is_better,
     )
-    overall = _group(runs)
+    overall = _group(runs, boot)
     return TargetSummary(
         pass_rate=overall.pass_rate,
         pass_rate_ci=overall.pass_rate_ci,
+        pass_rate_bootstrap_ci=overall.pass_rate_bootstrap_ci,
         cases_run=overall.cases,
         passes=overall.passes,
         faults=overall.faults,
@@ -280,20 +313,68 @@ def _target_summary(
         by_requirement=by_requirement,
         by_capability=by_capability,
         by_family=by_family,
+        config_group=_config_group(snapshot, target),
+        profile=requirement_profile(runs, recipes, contract),
+        paired_tests=recipe_paired_tests(runs, recipes, contract),
+        ordering=recipe_ordering(runs, recipes, contract),
+        repeat_variability=repeat_run_variability(runs, recipes, contract),
     )
 
 
 # --------------------------------------------------------------------- ranking
 
 
-def _ranking(targets: Mapping[str, TargetSummary]) -> list[RankingEntry]:
+def _ranking(targets: Mapping[str, TargetSummary | GroupSummary]) -> list[RankingEntry]:
+    """Targets by pass rate (ties share the rank), each with its bootstrap interval."""
     rated = {name: s.pass_rate for name, s in targets.items() if s.pass_rate is not None}
     position = ranks(rated)
     ranked = sorted(rated, key=lambda name: (position[name], name))
     unrated = sorted(name for name in targets if name not in rated)
-    return [RankingEntry(target=n, pass_rate=rated[n], rank=position[n]) for n in ranked] + [
-        RankingEntry(target=n, pass_rate=None, rank=None) for n in unrated
-    ]
+
+    def entry(name: str) -> RankingEntry:
+        summary = targets[name]
+        return RankingEntry(
+            target=name,
+            pass_rate=rated.get(name),
+            rank=position.get(name),
+            ci=summary.pass_rate_bootstrap_ci,
+            cases=summary.passes + summary.faults,
+        )
+
+    return [entry(n) for n in ranked] + [entry(n) for n in unrated]
+
+
+def _sliced_rankings(
+    targets: Mapping[str, TargetSummary], slice_of: Callable[[TargetSummary], Mapping]
+) -> dict[str, list[RankingEntry]]:
+    """One ranking per slice (requirement or capability) over the targets that ran it."""
+    keys = sorted({key for summary in targets.values() for key in slice_of(summary)})
+    return {
+        key: _ranking({name: slice_of(s)[key] for name, s in targets.items() if key in slice_of(s)})
+        for key in keys
+    }
+
+
+def _configuration_sensitivity(targets: Mapping[str, TargetSummary], snapshot: SuiteSnapshot):
+    groups: dict[str, list[str]] = defaultdict(list)
+    for name, summary in targets.items():
+        if summary.config_group is not None:
+            groups[summary.config_group].append(name)
+    settings = {
+        config.name: {
+            key: value
+            for key, value in config.model_dump(exclude_none=True).items()
+            if key in {"model", "temperature", "prompt", "metric"}
+            or key in (config.model_extra or {})
+        }
+        for config in snapshot.spec.targets
+    }
+    return configuration_sensitivity(
+        groups,
+        {name: s.profile.by_requirement for name, s in targets.items()},
+        {name: s.pass_rate for name, s in targets.items()},
+        settings,
+    )
 
 
 def _span(ranking: list[RankingEntry]) -> float | None:
@@ -308,6 +389,8 @@ def _human_alignment(
     higher_is_better: bool,
     n_resamples: int,
     seed: int,
+    source: str | None = None,
+    per_target: Mapping[str, LabelAgreement] | None = None,
 ) -> HumanAlignment:
     rates = {e.target: e.pass_rate for e in ranking if e.pass_rate is not None}
     oriented = {name: (v if higher_is_better else -v) for name, v in human.items()}
@@ -317,6 +400,9 @@ def _human_alignment(
         human_higher_is_better=higher_is_better,
         only_in_suite=sorted(set(rates) - set(human)),
         only_in_human=sorted(set(human) - set(rates)),
+        human=dict(human),
+        human_source=source,
+        per_target=dict(per_target or {}),
     )
 
 
@@ -422,12 +508,20 @@ def build_report(
     *,
     human: Mapping[str, float] | None = None,
     human_higher_is_better: bool = True,
+    human_source: str | None = None,
+    human_agreement: Mapping[str, LabelAgreement] | None = None,
     n_resamples: int = 2000,
     seed: int | None = None,
 ) -> Report:
     """The report of one suite; ``human`` maps target -> benchmark score (higher = better
-    unless ``human_higher_is_better`` is False, e.g. for ranks where 1 is best)."""
+    unless ``human_higher_is_better`` is False, e.g. for ranks where 1 is best).
+
+    ``human_source`` says where the benchmark came from (a file, a labelled data set) and
+    ``human_agreement`` carries the per-target agreement it was computed from, if any.
+    Bootstrap intervals use ``n_resamples`` and ``seed`` (default: the suite's seed).
+    """
     seed = snapshot.config.seed if seed is None else seed
+    boot = _Bootstrap(n_resamples=n_resamples, seed=seed)
     recipes = {recipe.id: recipe for recipe in snapshot.recipes}
     cases = {case.id: case for case in snapshot.cases}
     validity = _validity(snapshot)
@@ -436,7 +530,7 @@ def build_report(
     for name in snapshot.tolerances:
         by_target.setdefault(name, [])
     targets = {
-        name: _target_summary(snapshot, name, group, recipes)
+        name: _target_summary(snapshot, name, group, recipes, boot)
         for name, group in sorted(by_target.items())
     }
     fault_flags = {
@@ -445,6 +539,7 @@ def build_report(
     }
     any_fault = {rid for flags in fault_flags.values() for rid, hit in flags.items() if hit}
     ranking = _ranking(targets)
+    by_requirement = _sliced_rankings(targets, lambda s: s.by_requirement)
     taus = sorted(set(default_taus(snapshot.config.cases)) | {snapshot.config.threshold})
     joint_valid = {rid: count.joint_valid for rid, count in validity.families.items()}
     return Report(
@@ -464,6 +559,9 @@ def build_report(
         targets=targets,
         ranking=ranking,
         span=_span(ranking),
+        ranking_by_requirement=by_requirement,
+        ranking_by_capability=_sliced_rankings(targets, lambda s: s.by_capability),
+        span_by_requirement={req: _span(entries) for req, entries in by_requirement.items()},
         human_alignment=None
         if human is None
         else _human_alignment(
@@ -472,8 +570,11 @@ def build_report(
             higher_is_better=human_higher_is_better,
             n_resamples=n_resamples,
             seed=seed,
+            source=human_source,
+            per_target=human_agreement,
         ),
         threshold_sensitivity=threshold_sensitivity(joint_valid, fault_flags, taus=taus),
+        configuration_sensitivity=_configuration_sensitivity(targets, snapshot),
         faults=_faults(snapshot, runs, recipes, cases),
         errors=_errors(snapshot, runs),
         calls=_calls(snapshot),

@@ -11,7 +11,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sane.stats import RankCorrelation, ThresholdRow
+from sane.stats import (
+    ConfigSensitivity,
+    LabelAgreement,
+    OrderingStats,
+    PairedTest,
+    RankCorrelation,
+    RequirementProfile,
+    RunVariability,
+    ThresholdRow,
+)
 
 
 class _Model(BaseModel):
@@ -57,11 +66,13 @@ class GroupSummary(_Model):
 
     ``cases`` counts every executed case (pass, fault or error); ``pass_rate`` is
     ``passes / (passes + faults)`` — errors are neither — and ``None`` without any.
-    ``pass_rate_ci`` is the Wilson score interval of that rate.
+    ``pass_rate_ci`` is the Wilson score interval of that rate; ``pass_rate_bootstrap_ci``
+    the percentile bootstrap interval over the judged cases (SANE section 5.3).
     """
 
     pass_rate: float | None = None
     pass_rate_ci: tuple[float, float] | None = None
+    pass_rate_bootstrap_ci: tuple[float, float] | None = None
     cases: int = 0
     passes: int = 0
     faults: int = 0
@@ -85,11 +96,17 @@ class TargetSummary(_Model):
 
     ``cases_run`` counts executed cases including errors; ``fault_detecting_families``
     counts validated families with at least one fault for this target; ``stability`` and
-    ``sensitivity`` follow the behavioral-correctness paper (section 3.4).
+    ``sensitivity`` follow the behavioral-correctness paper (section 3.4), and so does
+    ``profile`` (mean normalised score change per recipe and per requirement).
+    ``paired_tests`` (scoring-rules paper, section 3) covers pair-relation recipes,
+    ``ordering`` (CAP paper, section 6.2) ordered-series recipes, and
+    ``repeat_variability`` (behavioral-correctness paper, section 3.6) needs >= 2 repeats.
+    ``config_group`` is the spec target's ``config_group`` (configuration sensitivity).
     """
 
     pass_rate: float | None = None
     pass_rate_ci: tuple[float, float] | None = None
+    pass_rate_bootstrap_ci: tuple[float, float] | None = None
     cases_run: int = 0
     passes: int = 0
     faults: int = 0
@@ -103,14 +120,25 @@ class TargetSummary(_Model):
     by_requirement: dict[str, GroupSummary] = Field(default_factory=dict)
     by_capability: dict[str, CapabilitySummary] = Field(default_factory=dict)
     by_family: dict[str, FamilySummary] = Field(default_factory=dict)
+    config_group: str | None = None
+    profile: RequirementProfile = Field(default_factory=RequirementProfile)
+    paired_tests: dict[str, PairedTest] = Field(default_factory=dict)
+    ordering: dict[str, OrderingStats] = Field(default_factory=dict)
+    repeat_variability: dict[str, RunVariability] = Field(default_factory=dict)
 
 
 class RankingEntry(_Model):
-    """Position by pass rate; ties share the rank, targets without a pass rate get None."""
+    """Position by pass rate; ties share the rank, targets without a pass rate get None.
+
+    ``ci`` is the percentile bootstrap interval of the pass rate over the judged cases;
+    ``cases`` counts those judged cases (passes + faults).
+    """
 
     target: str
     pass_rate: float | None
     rank: int | None
+    ci: tuple[float, float] | None = None
+    cases: int = 0
 
 
 class HumanAlignment(RankCorrelation):
@@ -119,6 +147,9 @@ class HumanAlignment(RankCorrelation):
     human_higher_is_better: bool = True
     only_in_suite: list[str] = Field(default_factory=list)
     only_in_human: list[str] = Field(default_factory=list)
+    human: dict[str, float] = Field(default_factory=dict)
+    human_source: str | None = None
+    per_target: dict[str, LabelAgreement] = Field(default_factory=dict)
 
 
 class FaultEvidence(_Model):
@@ -189,8 +220,12 @@ class Report(_Model):
     targets: dict[str, TargetSummary]
     ranking: list[RankingEntry]
     span: float | None = None
+    ranking_by_requirement: dict[str, list[RankingEntry]] = Field(default_factory=dict)
+    ranking_by_capability: dict[str, list[RankingEntry]] = Field(default_factory=dict)
+    span_by_requirement: dict[str, float | None] = Field(default_factory=dict)
     human_alignment: HumanAlignment | None = None
     threshold_sensitivity: list[ThresholdRow] = Field(default_factory=list)
+    configuration_sensitivity: dict[str, ConfigSensitivity] = Field(default_factory=dict)
     faults: list[FaultEvidence] = Field(default_factory=list)
     errors: ErrorSummary = Field(default_factory=ErrorSummary)
     calls: CallSummary = Field(default_factory=CallSummary)

@@ -206,6 +206,15 @@ class SuiteStore:
         """Votes first, decision last: a stored decision always has all its votes."""
         votes = [v.model_dump(mode="json") for v in decision.votes]
         self.db["votes"].upsert_all(votes, pk=("subject_id", "question", "sample_index"))
+        # A vote that failed is an error of its panel stage too, so the report counts it.
+        stage = f"vote:{decision.question.value}"
+        self.db.execute(
+            "delete from errors where stage = ? and subject = ?", [stage, decision.subject_id]
+        )
+        for vote in decision.votes:
+            if vote.error:
+                message = f"vote {vote.sample_index} ({vote.model}): {vote.error}"
+                self.put_error(stage, decision.subject_id, message)
         self.db["decisions"].upsert(
             {
                 "subject_id": decision.subject_id,

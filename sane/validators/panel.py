@@ -4,6 +4,12 @@ Votes are spread over the panel's models round-robin and numbered by sample
 index, so k votes are k distinct cache entries and a rerun replays them.
 A vote whose call or parse fails is stored as `unresolved` with the error,
 and it can never count toward a majority.
+
+Sequential mode (the default) asks the smallest number of votes that could
+decide (floor(k/2) + 1) at once, then one more at a time only while the outcome
+is still open. Vote i is the same call (same cache key) in both modes, and a
+strict majority of k cannot be overturned by the votes not asked, so the
+decision is the one the full panel would reach; only the number of calls differs.
 """
 
 from __future__ import annotations
@@ -34,9 +40,30 @@ def majority(votes: list[Vote], k: int) -> Decision:
     return Decision.unresolved
 
 
+def settled(votes: list[Vote], k: int) -> Decision | None:
+    """The decision the full panel of k must reach, or None while the unasked votes could
+    still change it (a side needs a strict majority; unresolved votes count for neither)."""
+    decision = majority(votes, k)
+    if decision is not Decision.unresolved:
+        return decision
+    remaining = k - len(votes)
+    yes = sum(v.decision is Decision.yes for v in votes)
+    no = sum(v.decision is Decision.no for v in votes)
+    if (yes + remaining) * 2 <= k and (no + remaining) * 2 <= k:
+        return Decision.unresolved
+    return None
+
+
 class OraclePanel:
     def __init__(
-        self, llm: LLMClient, models: list[str], votes: int, temperature: float, seed: int = 0
+        self,
+        llm: LLMClient,
+        models: list[str],
+        votes: int,
+        temperature: float,
+        seed: int = 0,
+        *,
+        sequential: bool = True,
     ) -> None:
         if votes < 1:
             raise ValueError("a panel needs at least one vote")
@@ -45,12 +72,18 @@ class OraclePanel:
         self.k = votes
         self.temperature = temperature
         self.seed = seed
+        self.sequential = sequential
 
     async def _vote(
         self, subject_id: str, question: Question, prompt: list[dict[str, str]], index: int
     ) -> Vote:
         model = self.models[index % len(self.models)]
-        base = {"subject_id": subject_id, "question": question, "model": model, "sample_index": index}
+        base = {
+            "subject_id": subject_id,
+            "question": question,
+            "model": model,
+            "sample_index": index,
+        }
         try:
             draft = await self.llm.structured(
                 model,
@@ -73,12 +106,17 @@ class OraclePanel:
     async def decide(
         self, subject_id: str, question: Question, prompt: list[dict[str, str]]
     ) -> PanelDecision:
-        votes = await asyncio.gather(
-            *(self._vote(subject_id, question, prompt, i) for i in range(self.k))
+        first = self.k // 2 + 1 if self.sequential else self.k
+        votes = list(
+            await asyncio.gather(
+                *(self._vote(subject_id, question, prompt, i) for i in range(first))
+            )
         )
+        while settled(votes, self.k) is None:
+            votes.append(await self._vote(subject_id, question, prompt, len(votes)))
         return PanelDecision(
             subject_id=subject_id,
             question=question,
-            decision=majority(list(votes), self.k),
-            votes=list(votes),
+            decision=majority(votes, self.k),
+            votes=votes,
         )

@@ -23,6 +23,7 @@ def _generate(workdir: Path, settings: LLMSettings) -> None:
         cases=4,
         max_capabilities=2,
         recipes_per_capability=2,
+        exhaustive=True,  # the hand counts assume every case; tests/perf checks sequential mode
         llm=settings,
     )
 

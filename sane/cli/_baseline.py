@@ -1,0 +1,123 @@
+"""`sane baseline`: derived versus fixed recipes on one scorer; `sane generators` lists them.
+
+`sane baseline SPEC --model M --suite-dir DIR --generator fixed:jrh` generates (or
+resumes) DIR/derived.db and DIR/fixed-jrh.db with the same settings, executes
+the spec's targets on both unless --no-execute, and prints the side-by-side
+comparison (markdown, or JSON with --format json); DIR/comparison.json keeps it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sane.cli._common import (
+    ApiBase,
+    Cache,
+    Concurrency,
+    MaxCalls,
+    MaxCost,
+    Quiet,
+    Script,
+    app,
+    err,
+    errors_to_exit_codes,
+    llm_settings,
+    out,
+    progress_display,
+)
+from sane.errors import InputError
+from sane.generators import available_generators
+from sane.generators.baseline import run_baseline
+from sane.generators.render import render_comparison
+
+RENDERERS = {
+    "md": render_comparison,
+    "json": lambda c: json.dumps(c.model_dump(mode="json"), indent=2),
+}
+
+
+@app.command()
+def baseline(
+    spec: Annotated[str, typer.Argument(help="Scorer spec YAML, or builtin:NAME.")],
+    model: Annotated[str, typer.Option(help="Agent model: a litellm string or local/NAME.")],
+    suite_dir: Annotated[Path, typer.Option(help="Directory for the suites (one per generator).")],
+    generator: Annotated[
+        list[str] | None,
+        typer.Option(help="Fixed set(s) to compare with derived (default fixed:jrh); repeatable."),
+    ] = None,
+    oracle_model: Annotated[
+        list[str] | None, typer.Option(help="Oracle panel model(s); repeat for a panel.")
+    ] = None,
+    votes: Annotated[int, typer.Option(min=1, help="Oracle votes per decision.")] = 3,
+    cases: Annotated[int, typer.Option(min=1, help="Cases per aligned recipe.")] = 10,
+    tau: Annotated[int | None, typer.Option(help="Joint-valid cases a family needs.")] = None,
+    examples: Annotated[Path | None, typer.Option(help="Examples JSONL (overrides spec).")] = None,
+    seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
+    capabilities: Annotated[
+        int, typer.Option(min=1, help="Most capabilities to derive (derived only).")
+    ] = 6,
+    recipes: Annotated[
+        int, typer.Option(min=1, help="Most recipes per capability (derived only).")
+    ] = 2,
+    execute: Annotated[
+        bool, typer.Option(help="Run the spec's targets on both suites.")
+    ] = True,
+    target: Annotated[list[str] | None, typer.Option(help="Target name(s); default all.")] = None,
+    repeats: Annotated[int, typer.Option(min=1, help="Scores per variant.")] = 1,
+    timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
+    format: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write here, not stdout.")] = None,
+    cache: Cache = None,
+    script: Script = None,
+    api_base: ApiBase = None,
+    concurrency: Concurrency = 8,
+    max_calls: MaxCalls = None,
+    max_cost: MaxCost = None,
+    quiet: Quiet = False,
+) -> None:
+    """Compare derived recipes with a fixed recipe set on one scorer and example set."""
+    with errors_to_exit_codes():
+        if format not in RENDERERS:
+            raise InputError(None, "--format", f"unknown format '{format}' (md, json)")
+        with progress_display(not quiet) as progress:
+            comparison = run_baseline(
+                spec,
+                suite_dir=suite_dir,
+                model=model,
+                generators=generator or ["fixed:jrh"],
+                oracle_models=oracle_model,
+                votes=votes,
+                cases=cases,
+                tau=tau,
+                examples=examples,
+                seed=seed,
+                max_capabilities=capabilities,
+                recipes_per_capability=recipes,
+                execute=execute,
+                targets=target,
+                repeats=repeats,
+                timeout_s=timeout,
+                llm=llm_settings(cache, script, api_base, concurrency, max_calls, max_cost),
+                progress=progress,
+            )
+    (suite_dir / "comparison.json").write_text(
+        RENDERERS["json"](comparison) + "\n", encoding="utf-8"
+    )
+    text = RENDERERS[format](comparison)
+    if out_file is None:
+        sys.stdout.write(text.rstrip("\n") + "\n")
+    else:
+        out_file.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+        err.print(f"wrote {out_file}")
+
+
+@app.command()
+def generators() -> None:
+    """List the recipe generators: derived and the shipped fixed sets."""
+    for name in available_generators():
+        out.print(name, markup=False, highlight=False)

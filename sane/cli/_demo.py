@@ -1,0 +1,58 @@
+"""`sane demo`: generate, execute and report on a built-in spec with the embedded models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from sane.cli._common import Cache, Quiet, app, err, errors_to_exit_codes, out, progress_display
+from sane.demo import DemoPlan, run_demo
+from sane.llm import LLMSettings
+
+
+@app.command()
+def demo(
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Folder for the suite and reports.")
+    ] = Path("sane-demo"),
+    spec: Annotated[str, typer.Option(help="Built-in spec or spec file.")] = DemoPlan().spec,
+    model: Annotated[str, typer.Option(help="Agent and oracle model.")] = DemoPlan().model,
+    cache: Cache = None,
+    quiet: Quiet = False,
+) -> None:
+    """The offline end-to-end run: a suite for a built-in spec, executed on local targets."""
+    plan = DemoPlan(spec=spec, model=model)
+    err.print(
+        f"sane demo: {plan.spec} with {plan.model} as agent and oracle "
+        f"({plan.capabilities} capabilities, {plan.cases} cases per recipe, {plan.votes} votes)"
+    )
+    with errors_to_exit_codes(), progress_display(not quiet) as progress:
+        result = run_demo(out_dir, plan=plan, llm=LLMSettings(cache_path=cache), progress=progress)
+    report = result.report
+    funnel = report.validity
+    out.print(
+        f"validity: {funnel.candidate_recipes} candidate recipes -> {funnel.aligned_recipes} "
+        f"aligned -> {funnel.validated_families} validated families "
+        f"({funnel.joint_valid_cases} of {funnel.cases} cases joint-valid)"
+    )
+    table = Table(title="targets")
+    for column in ("rank", "target", "pass rate", "faults", "errors", "cases"):
+        table.add_column(column)
+    for entry in report.ranking:
+        summary = report.targets[entry.target]
+        table.add_row(
+            str(entry.rank or "-"),
+            entry.target,
+            "-" if entry.pass_rate is None else f"{entry.pass_rate:.2f}",
+            str(summary.faults),
+            str(summary.errors),
+            str(summary.cases_run),
+        )
+    out.print(table)
+    out.print(
+        f"suite: {result.suite}\nJSON report: {result.json_report}\n"
+        f"markdown report: {result.markdown_report}"
+    )

@@ -1,0 +1,106 @@
+"""`sane review export|import|agreement`: human labels for the oracle panel's decisions."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sane.cli._common import app, err, errors_to_exit_codes
+from sane.errors import InputError
+from sane.records import Question
+from sane.review import (
+    agreement,
+    load_labels,
+    read_labels,
+    render_agreement,
+    review_items,
+    sample_items,
+    save_labels,
+    write_items,
+)
+from sane.suites.store import SuiteStore
+
+review_app = typer.Typer(
+    help="Human review of the oracle panel: export, import labels, agreement.",
+    no_args_is_help=True,
+)
+app.add_typer(review_app, name="review")
+
+
+@review_app.command("export")
+def export(
+    suite: Annotated[Path, typer.Argument(help="Suite file.")],
+    question: Annotated[Question, typer.Option(help="Which decisions to export.")],
+    out: Annotated[Path, typer.Option(help="Review file to write: .csv or .jsonl.")],
+    sample: Annotated[
+        int | None, typer.Option(min=1, help="Random sample of this many items.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
+    show_panel: Annotated[
+        bool, typer.Option("--show-panel", help="Add the panel's decision and votes as columns.")
+    ] = False,
+) -> None:
+    """Write panel decisions for human labelling (empty human_label column)."""
+    with errors_to_exit_codes():
+        store = SuiteStore(suite)
+        try:
+            snapshot = store.snapshot()
+        finally:
+            store.close()
+        items = sample_items(review_items(snapshot, question), sample, seed)
+        written = write_items(items, out, show_panel=show_panel)
+    err.print(f"wrote {written} {question.value} item(s) to {out}", markup=False)
+
+
+@review_app.command("import")
+def import_(
+    suite: Annotated[Path, typer.Argument(help="Suite file.")],
+    file: Annotated[Path, typer.Argument(help="Labelled review file (.csv or .jsonl).")],
+) -> None:
+    """Store the human labels of a review file in the suite (blank labels are skipped)."""
+    with errors_to_exit_codes():
+        labels, blank = read_labels(file)
+        store = SuiteStore(suite)
+        try:
+            snapshot = store.snapshot()
+            known = {
+                Question.alignment: {r.id for r in snapshot.recipes},
+                Question.realization: {c.id for c in snapshot.cases},
+                Question.applicability: {c.id for c in snapshot.cases},
+            }
+            for label in labels:
+                if label.item_id not in known[label.question]:
+                    raise InputError(
+                        str(file),
+                        "item_id",
+                        f"{label.item_id!r} is not a {label.question.value} item of this suite",
+                    )
+            saved = save_labels(store, labels, source=file.name)
+        finally:
+            store.close()
+    err.print(f"imported {saved} label(s); {blank} row(s) without a label", markup=False)
+
+
+@review_app.command("agreement")
+def agreement_(
+    suite: Annotated[Path, typer.Argument(help="Suite file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Panel vs. human: accuracy, Cohen's kappa, and the effect on validated families."""
+    with errors_to_exit_codes():
+        store = SuiteStore(suite)
+        try:
+            snapshot, labels = store.snapshot(), load_labels(store)
+        finally:
+            store.close()
+        if not any(labels.values()):
+            raise InputError(str(suite), None, "no human labels yet; run `sane review import`")
+        result = agreement(snapshot, labels)
+    if as_json:
+        sys.stdout.write(json.dumps(result.model_dump(mode="json"), indent=2) + "\n")
+    else:
+        sys.stdout.write(render_agreement(result))

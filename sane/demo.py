@@ -1,0 +1,72 @@
+"""`sane demo`: the whole method offline, on the embedded models, in one call.
+
+The plan is sized for a two-core machine: a few capabilities, one recipe each
+and four cases per recipe keep the embedded Qwen model's calls to roughly a
+hundred, and the LLM cache makes a second run replay in seconds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from sane import api
+from sane._runtime import Progress, _no_progress
+from sane.llm import LLMSettings
+from sane.report import Report, render_markdown
+
+
+class DemoPlan(BaseModel):
+    spec: str = "builtin:faithfulness"
+    model: str = "local/qwen2.5-coder-1.5b"
+    votes: int = 3
+    cases: int = 4
+    capabilities: int = 3
+    recipes_per_capability: int = 1
+    targets: list[str] = [
+        "rouge-l",
+        "chrf",
+        "minilm-cosine",
+        "bertscore-minilm",
+        "smollm-judge",
+        "qwen-judge",
+    ]
+
+
+class DemoResult(BaseModel):
+    suite: Path
+    json_report: Path
+    markdown_report: Path
+    report: Report
+
+
+def run_demo(
+    out_dir: Path,
+    *,
+    plan: DemoPlan | None = None,
+    llm: LLMSettings | None = None,
+    progress: Progress = _no_progress,
+) -> DemoResult:
+    plan = plan or DemoPlan()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    suite = out_dir / "suite.db"
+    api.generate(
+        plan.spec,
+        suite=suite,
+        model=plan.model,
+        votes=plan.votes,
+        cases=plan.cases,
+        max_capabilities=plan.capabilities,
+        recipes_per_capability=plan.recipes_per_capability,
+        llm=llm,
+        progress=progress,
+    )
+    api.execute(suite, targets=plan.targets, llm=llm, progress=progress)
+    report = api.report(suite)
+    json_path = out_dir / "report.json"
+    json_path.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+    md_path = out_dir / "report.md"
+    md_path.write_text(render_markdown(report) + "\n")
+    return DemoResult(suite=suite, json_report=json_path, markdown_report=md_path, report=report)

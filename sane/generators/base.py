@@ -1,0 +1,68 @@
+"""The generator registry: who supplies a suite's capabilities and recipes.
+
+The method's later stages (alignment panel, cases, case panel, families,
+execution) do not care where recipes come from, so the source is pluggable:
+``derived`` asks the agents (the method itself), ``fixed:NAME`` reads a fixed
+recipe set (a baseline). A generator name is ``KIND`` or ``KIND:ARGUMENT``;
+each kind registers a factory that gets the argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from sane.errors import InputError
+from sane.llm import LLMClient
+from sane.records import Capability, Example, Recipe, RunConfig, ScorerSpec
+
+OPTION = "--generator"
+
+
+class Generator(Protocol):
+    """Supplies capabilities, then the recipes of each capability."""
+
+    name: str
+
+    async def capabilities(
+        self, llm: LLMClient, spec: ScorerSpec, examples: list[Example], config: RunConfig
+    ) -> list[Capability]: ...
+
+    async def recipes(
+        self, llm: LLMClient, spec: ScorerSpec, capability: Capability, config: RunConfig
+    ) -> tuple[list[Recipe], list[str]]:
+        """The capability's recipes and the reasons any candidate was dropped as malformed."""
+        ...
+
+
+Factory = Callable[[str | None], Generator]
+KINDS: dict[str, Factory] = {}
+LISTERS: dict[str, Callable[[], list[str]]] = {}
+
+
+def register_generator(
+    kind: str, *, lister: Callable[[], list[str]] | None = None
+) -> Callable[[Factory], Factory]:
+    """Register a factory for ``kind``; ``lister`` names the full generator strings it offers."""
+
+    def decorator(factory: Factory) -> Factory:
+        KINDS[kind] = factory
+        LISTERS[kind] = lister or (lambda: [kind])
+        return factory
+
+    return decorator
+
+
+def get_generator(name: str) -> Generator:
+    """The generator a name selects, or InputError naming the choices."""
+    kind, _, argument = name.partition(":")
+    factory = KINDS.get(kind)
+    if factory is None:
+        raise InputError(
+            None, OPTION, f"unknown generator {name!r} (known: {', '.join(available_generators())})"
+        )
+    return factory(argument or None)
+
+
+def available_generators() -> list[str]:
+    return [name for kind in KINDS for name in LISTERS[kind]()]

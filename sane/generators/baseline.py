@@ -1,0 +1,98 @@
+"""Run derived and fixed generation on one scorer and compare them (``sane baseline``).
+
+Each generator gets its own suite file in one directory (``derived.db``,
+``fixed-jrh.db``, ...), generated -- or resumed -- with the same spec, examples,
+models and settings through :func:`sane.api.generate`; targets are executed on
+each when asked; the comparison is then built from the suites' own reports.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from sane import api
+from sane._runtime import Progress, _no_progress
+from sane.generators.base import get_generator
+from sane.generators.comparison import Comparison, compare_suites
+from sane.llm import LLMSettings
+from sane.suites.store import SuiteStore
+
+REFERENCE = "derived"
+
+
+def suite_file(suite_dir: Path, generator: str) -> Path:
+    """``derived`` -> derived.db, ``fixed:jrh`` -> fixed-jrh.db, ``fixed:dir/x.yaml`` -> fixed-x.db."""
+    kind, _, argument = generator.partition(":")
+    stem = Path(argument).stem if argument.endswith((".yaml", ".yml")) else argument
+    name = "-".join(part for part in (kind, stem) if part)
+    return suite_dir / f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', name)}.db"
+
+
+def _prefixed(progress: Progress, generator: str) -> Progress:
+    return lambda stage, done, total: progress(f"{generator} {stage}", done, total)
+
+
+def run_baseline(
+    spec: str | Path,
+    *,
+    suite_dir: str | Path,
+    model: str,
+    generators: list[str],
+    oracle_models: list[str] | None = None,
+    votes: int = 3,
+    cases: int = 10,
+    tau: int | None = None,
+    examples: str | Path | None = None,
+    seed: int = 0,
+    max_capabilities: int = 6,
+    recipes_per_capability: int = 2,
+    execute: bool = True,
+    targets: list[str] | None = None,
+    repeats: int = 1,
+    timeout_s: float = 60.0,
+    llm: LLMSettings | None = None,
+    progress: Progress = _no_progress,
+) -> Comparison:
+    """Generate (and execute) one suite per generator, ``derived`` first; compare them."""
+    names = [REFERENCE, *dict.fromkeys(g for g in generators if g != REFERENCE)]
+    for name in names:
+        get_generator(name)  # bad names fail before any suite is touched
+    directory = Path(suite_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = [suite_file(directory, name) for name in names]
+    for name, path in zip(names, paths, strict=True):
+        api.generate(
+            spec,
+            suite=path,
+            model=model,
+            oracle_models=oracle_models,
+            votes=votes,
+            cases=cases,
+            tau=tau,
+            examples=examples,
+            seed=seed,
+            max_capabilities=max_capabilities,
+            recipes_per_capability=recipes_per_capability,
+            generator=name,
+            llm=llm,
+            progress=_prefixed(progress, name),
+        )
+        if execute and _declares_targets(path):
+            api.execute(
+                path,
+                targets=targets,
+                repeats=repeats,
+                timeout_s=timeout_s,
+                llm=llm,
+                progress=_prefixed(progress, name),
+            )
+    return compare_suites(paths)
+
+
+def _declares_targets(path: Path) -> bool:
+    store = SuiteStore(path)
+    try:
+        return bool(store.spec().targets)
+    finally:
+        store.close()

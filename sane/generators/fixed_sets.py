@@ -1,0 +1,238 @@
+"""Fixed recipe sets: the baselines a derived suite is compared with.
+
+A fixed set is a YAML file in ``sane/generators/fixed/`` (or any path given as
+``fixed:PATH.yaml``) holding capabilities and their recipes: instruction,
+variant roles, expected relation, requirement and, for mechanical recipes, the
+name of a code transform. The same recipes go to every scorer -- that is what
+makes it a baseline -- except that relations, written for a scorer whose higher
+score is better, are mirrored for a lower-is-better output contract (a fixed
+harness is told which end of the scale is "bad"; it is not told the criterion's
+semantics, which is where its expected directions go wrong).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from sane.errors import InputError
+from sane.generators.base import OPTION, register_generator
+from sane.generators.transforms import TRANSFORMS
+from sane.llm import LLMClient
+from sane.records import (
+    AtLevelRelation,
+    Capability,
+    Example,
+    OrderedRelation,
+    PairRelation,
+    Recipe,
+    Relation,
+    Requirement,
+    RunConfig,
+    ScorerSpec,
+)
+
+KEY_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+_MIRRORED_PAIR = {
+    "decrease": "increase",
+    "increase": "decrease",
+    "no_increase": "no_decrease",
+    "no_decrease": "no_increase",
+    "invariant": "invariant",
+}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FixedRecipe(_Strict):
+    key: str = Field(pattern=KEY_PATTERN)
+    name: str = Field(min_length=1)
+    instruction: str = Field(min_length=1)
+    variant_roles: list[str] = Field(default_factory=lambda: ["original", "perturbed"])
+    relation: Relation
+    rationale: str = Field(min_length=1)
+    requirement: Requirement | None = None
+    transform: str | None = None
+
+    @field_validator("transform")
+    @classmethod
+    def _known_transform(cls, value: str | None) -> str | None:
+        if value is not None and value not in TRANSFORMS:
+            raise ValueError(f"unknown transform {value!r} (known: {', '.join(sorted(TRANSFORMS))})")
+        return value
+
+
+class FixedCapability(_Strict):
+    key: str = Field(pattern=KEY_PATTERN)
+    name: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+    requirement: Requirement
+    recipes: list[FixedRecipe] = Field(min_length=1)
+
+
+class FixedSet(_Strict):
+    """One fixed recipe set; every recipe must build a valid :class:`Recipe`."""
+
+    name: str = Field(min_length=1)
+    title: str = Field(min_length=1)
+    source: str = Field(min_length=1)
+    capabilities: list[FixedCapability] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _keys_unique_and_recipes_valid(self) -> FixedSet:
+        for label, keys in (
+            ("capability", [c.key for c in self.capabilities]),
+            ("recipe", [r.key for c in self.capabilities for r in c.recipes]),
+        ):
+            duplicates = sorted({k for k in keys if keys.count(k) > 1})
+            if duplicates:
+                raise ValueError(f"duplicate {label} keys {duplicates}")
+        for capability in self.capabilities:
+            for higher_is_better in (True, False):
+                self.recipes_of(capability, generator="check", higher_is_better=higher_is_better)
+        return self
+
+    def capability_records(self) -> list[Capability]:
+        return [
+            Capability(
+                id=capability_id(c.key),
+                name=c.name,
+                description=c.description,
+                requirement=c.requirement,
+            )
+            for c in self.capabilities
+        ]
+
+    def recipes_of(
+        self, capability: FixedCapability, *, generator: str, higher_is_better: bool
+    ) -> list[Recipe]:
+        return [
+            Recipe(
+                id=recipe_id(r.key),
+                capability_id=capability_id(capability.key),
+                requirement=r.requirement or capability.requirement,
+                name=r.name,
+                instruction=r.instruction,
+                variant_roles=list(r.variant_roles),
+                relation=r.relation if higher_is_better else mirror(r.relation),
+                rationale=r.rationale,
+                generator=generator,
+                transform=r.transform,
+            )
+            for r in capability.recipes
+        ]
+
+    def capability(self, capability_id_: str) -> FixedCapability:
+        for c in self.capabilities:
+            if capability_id(c.key) == capability_id_:
+                return c
+        raise KeyError(capability_id_)
+
+
+def capability_id(key: str) -> str:
+    return f"cap-{key}"
+
+
+def recipe_id(key: str) -> str:
+    return f"rec-{key}"
+
+
+def mirror(relation: Relation) -> Relation:
+    """The same expectation for a scorer whose lower score is better."""
+    if isinstance(relation, PairRelation):
+        return relation.model_copy(update={"kind": _MIRRORED_PAIR[relation.kind]})
+    if isinstance(relation, OrderedRelation):
+        return relation.model_copy(update={"series": list(reversed(relation.series))})
+    if isinstance(relation, AtLevelRelation):
+        return relation.model_copy(update={"low": 1.0 - relation.high, "high": 1.0 - relation.low})
+    return relation  # repeatable, combined (same shape), spans: direction-free
+
+
+# -------------------------------------------------------------------- loading
+
+
+def _packaged() -> resources.abc.Traversable:
+    return resources.files("sane.generators").joinpath("fixed")
+
+
+def fixed_set_names() -> list[str]:
+    """The fixed sets shipped with the package."""
+    return sorted(
+        entry.name.removesuffix(".yaml")
+        for entry in _packaged().iterdir()
+        if entry.name.endswith(".yaml")
+    )
+
+
+def _read(name: str) -> tuple[str, str]:
+    """(where, text) of a packaged set by name, or of a YAML file given by path."""
+    if name.endswith((".yaml", ".yml")):
+        path = Path(name)
+        if not path.is_file():
+            raise InputError(name, OPTION, "fixed recipe set file not found")
+        return name, path.read_text(encoding="utf-8")
+    entry = _packaged().joinpath(f"{name}.yaml")
+    if not entry.is_file():
+        raise InputError(
+            None,
+            OPTION,
+            f"unknown fixed set {name!r} (shipped: {', '.join(fixed_set_names())}; "
+            "or give a path to a .yaml file)",
+        )
+    return f"fixed:{name}", entry.read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=32)
+def load_fixed_set(name: str) -> FixedSet:
+    """Load and validate a fixed set; a bad file is an InputError naming the field."""
+    where, text = _read(name)
+    try:
+        return FixedSet.model_validate(yaml.safe_load(text))
+    except yaml.YAMLError as exc:
+        raise InputError(where, None, f"not valid YAML: {exc}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or None
+        raise InputError(where, field, first["msg"]) from None
+
+
+# ------------------------------------------------------------------ generator
+
+
+class FixedGenerator:
+    """Capabilities and recipes read from a fixed set; no model call."""
+
+    def __init__(self, name: str) -> None:
+        self.set_name = name
+        self.name = f"fixed:{name}"
+        self.fixed = load_fixed_set(name)
+
+    async def capabilities(
+        self, llm: LLMClient, spec: ScorerSpec, examples: list[Example], config: RunConfig
+    ) -> list[Capability]:
+        return self.fixed.capability_records()
+
+    async def recipes(
+        self, llm: LLMClient, spec: ScorerSpec, capability: Capability, config: RunConfig
+    ) -> tuple[list[Recipe], list[str]]:
+        recipes = self.fixed.recipes_of(
+            self.fixed.capability(capability.id),
+            generator=config.generator,
+            higher_is_better=spec.output.higher_is_better,
+        )
+        return recipes, []
+
+
+@register_generator("fixed", lister=lambda: [f"fixed:{n}" for n in fixed_set_names()])
+def _fixed(argument: str | None) -> FixedGenerator:
+    if not argument:
+        raise InputError(
+            None, OPTION, f"name the fixed set: fixed:NAME ({', '.join(fixed_set_names())})"
+        )
+    return FixedGenerator(argument)

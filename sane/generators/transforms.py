@@ -1,0 +1,190 @@
+"""Deterministic text transformations, applied by code instead of by a model.
+
+Some fixed-recipe baselines are mechanical (extra spaces, tabs, blank lines,
+every other sentence deleted, a fixed filler appended, another example's text
+swapped in). Asking a model to do them adds noise and cost and can get them
+wrong; code does them exactly and the same way every time. Each transform is a
+pure function of its input, registered by name so a recipe file can name it.
+A transform that cannot change the text (one sentence to thin out, one example
+to swap with) raises :class:`TransformError`: a no-op variant tests nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import pysbd
+
+from sane.errors import SaneError
+from sane.records import Example
+
+FILLER = (
+    "This response has been written with care. "
+    "It is presented here in full. "
+    "The points above are stated as they are."
+)
+"""Semantically empty sentences, the same for every text (meaningless elongation)."""
+
+
+class TransformError(SaneError):
+    """A transformation that cannot be applied to this text (the case is unrealised)."""
+
+
+@dataclass(frozen=True)
+class TransformInput:
+    """The text to transform and what some transforms need besides it."""
+
+    text: str
+    example_index: int = 0
+    examples: tuple[Example, ...] = ()
+    scored_field: str = ""
+
+
+Transform = Callable[[TransformInput], str]
+TRANSFORMS: dict[str, Transform] = {}
+
+
+def register_transform(name: str) -> Callable[[Transform], Transform]:
+    def decorator(transform: Transform) -> Transform:
+        TRANSFORMS[name] = transform
+        return transform
+
+    return decorator
+
+
+def get_transform(name: str) -> Transform:
+    try:
+        return TRANSFORMS[name]
+    except KeyError:
+        known = ", ".join(sorted(TRANSFORMS))
+        raise KeyError(f"unknown transform {name!r} (known: {known})") from None
+
+
+def apply_transform(name: str, data: TransformInput) -> str:
+    return get_transform(name)(data)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+@lru_cache(maxsize=1)
+def _segmenter() -> pysbd.Segmenter:
+    return pysbd.Segmenter(language="en", clean=False, char_span=True)
+
+
+def sentences(text: str) -> list[str]:
+    """The text cut into sentences, each with its trailing whitespace: joined, they are the text."""
+    spans = _segmenter().segment(text)
+    pieces, position = [], 0
+    for span in spans:
+        # pysbd spans can skip characters; fold any gap into the previous piece.
+        if span.start > position and pieces:
+            pieces[-1] += text[position : span.start]
+        elif span.start > position:
+            pieces.append(text[position : span.start])
+        pieces.append(text[span.start : span.end])
+        position = span.end
+    if position < len(text):
+        if pieces:
+            pieces[-1] += text[position:]
+        else:
+            pieces.append(text[position:])
+    return [p for p in pieces if p]
+
+
+def _is_header(sentence: str) -> bool:
+    stripped = sentence.strip()
+    return stripped.startswith("#") or stripped.endswith(":")
+
+
+def _changed(before: str, after: str, name: str) -> str:
+    if after == before:
+        raise TransformError(f"transform {name!r} leaves this text unchanged")
+    return after
+
+
+def _split_trailing(sentence: str) -> tuple[str, str]:
+    body = sentence.rstrip()
+    return body, sentence[len(body) :]
+
+
+# --------------------------------------------------------------- transforms
+
+
+@register_transform("identity")
+def identity(data: TransformInput) -> str:
+    """The text itself: the variant of a repeat-stability case is the original."""
+    return data.text
+
+
+@register_transform("extra_spaces")
+def extra_spaces(data: TransformInput) -> str:
+    """Every run of spaces between two words doubled (JRH format invariance)."""
+    return _changed(data.text, re.sub(r"(?<=\S)( +)(?=\S)", r"\1\1", data.text), "extra_spaces")
+
+
+@register_transform("tabs")
+def tabs(data: TransformInput) -> str:
+    """Each line indented with a tab and the space after each sentence made a tab."""
+    pieces = []
+    for sentence in sentences(data.text):
+        body, trailing = _split_trailing(sentence)
+        pieces.append(body + ("\t" if trailing == " " else trailing))
+    joined = "".join(pieces)
+    return _changed(data.text, re.sub(r"(?m)^(?=\S)", "\t", joined), "tabs")
+
+
+@register_transform("blank_lines")
+def blank_lines(data: TransformInput) -> str:
+    """A blank line after every sentence (a single sentence gets blank lines around it)."""
+    parts = [_split_trailing(s)[0] for s in sentences(data.text)]
+    parts = [p for p in parts if p.strip()]
+    if len(parts) < 2:
+        return _changed(data.text, f"\n\n{data.text.strip()}\n\n", "blank_lines")
+    return _changed(data.text, "\n\n".join(parts), "blank_lines")
+
+
+@register_transform("sentence_deletion")
+def sentence_deletion(data: TransformInput) -> str:
+    """Every other sentence deleted, keeping headers, order and line breaks (Xu et al. 2025)."""
+    kept: list[str] = []
+    position = 0
+    deleted = 0
+    for sentence in sentences(data.text):
+        if _is_header(sentence) or not sentence.strip():
+            kept.append(sentence)
+            continue
+        if position % 2 == 1:
+            deleted += 1
+            trailing = _split_trailing(sentence)[1]
+            if "\n" in trailing:
+                kept.append(trailing)
+        else:
+            kept.append(sentence)
+        position += 1
+    if not deleted:
+        raise TransformError("sentence_deletion needs at least two sentences")
+    return "".join(kept).rstrip() or data.text
+
+
+@register_transform("meaningless_elongation")
+def meaningless_elongation(data: TransformInput) -> str:
+    """The same fixed filler sentences appended to every text (Xu et al. 2025)."""
+    body = data.text.rstrip()
+    separator = "\n\n" if "\n" in body else " "
+    return f"{body}{separator}{FILLER}"
+
+
+@register_transform("random_replacement")
+def random_replacement(data: TransformInput) -> str:
+    """Another example's text in place of this one (Lu et al. 2024), chosen deterministically:
+    the next example (cyclically) whose text differs."""
+    n = len(data.examples)
+    for step in range(1, n):
+        other = data.examples[(data.example_index + step) % n].get(data.scored_field, "")
+        if other and other != data.text:
+            return other
+    raise TransformError("random_replacement needs another example with a different text")

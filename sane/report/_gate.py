@@ -1,0 +1,112 @@
+"""The CI gate: compare each target's faults and errors with limits (`sane check`).
+
+Why a separate step from the report: a pipeline needs a yes/no answer and an exit code,
+plus a short markdown summary for its log. Limits are upper bounds: a target passes
+when its count is at most the limit. A target the spec declares but that has no result,
+or a suite with no executed target at all, fails the gate: nothing measured is not
+"within limits".
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from pydantic import BaseModel, ConfigDict, Field
+
+from sane.report._models import Report
+
+
+class Limits(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_faults: int | None = Field(default=None, ge=0)
+    max_faults_per_requirement: dict[str, int] = Field(default_factory=dict)
+    max_errors: int | None = Field(default=None, ge=0)
+
+    def any(self) -> bool:
+        return (
+            self.max_faults is not None
+            or self.max_errors is not None
+            or bool(self.max_faults_per_requirement)
+        )
+
+
+class Check(BaseModel):
+    """One measured count against one limit."""
+
+    target: str
+    measure: str  # "faults", "errors" or "faults[REQUIREMENT]"
+    value: int | None  # None: the target has no result
+    limit: int
+
+    @property
+    def passed(self) -> bool:
+        return self.value is not None and self.value <= self.limit
+
+
+class GateResult(BaseModel):
+    checks: list[Check]
+    problems: list[str] = Field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems and all(check.passed for check in self.checks)
+
+    @property
+    def failures(self) -> list[Check]:
+        return [check for check in self.checks if not check.passed]
+
+
+def _measures(report: Report, target: str, limits: Limits) -> list[tuple[str, int | None, int]]:
+    """(measure, value, limit) rows; a value is None when the target has no result."""
+    summary = report.targets.get(target)
+    rows: list[tuple[str, int | None, int]] = []
+    if limits.max_faults is not None:
+        rows.append(("faults", summary.faults if summary else None, limits.max_faults))
+    if limits.max_errors is not None:
+        errors = report.errors.by_target.get(target, 0) if summary else None
+        rows.append(("errors", errors, limits.max_errors))
+    for requirement, limit in sorted(limits.max_faults_per_requirement.items()):
+        group = summary.by_requirement.get(requirement) if summary else None
+        value = None if summary is None else (group.faults if group else 0)
+        rows.append((f"faults[{requirement}]", value, limit))
+    return rows
+
+
+def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -> GateResult:
+    """Check every executed target (or the named ones) against the limits.
+
+    Errors per target are the report's ``errors.by_target``: execution errors plus logged
+    errors naming the target (e.g. a failed tolerance measurement).
+    """
+    problems = []
+    names = list(targets) if targets else sorted(set(report.targets) | set(report.not_executed))
+    if not names:
+        problems.append("no target has been executed on this suite")
+    for name in names:
+        if name not in report.targets:
+            problems.append(f"target {name} has no results in this suite")
+    checks = [
+        Check(target=name, measure=measure, value=value, limit=limit)
+        for name in names
+        for measure, value, limit in _measures(report, name, limits)
+    ]
+    return GateResult(checks=checks, problems=problems)
+
+
+@cache
+def _environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("sane.report", "templates"),
+        undefined=StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render_gate(report: Report, result: GateResult) -> str:
+    """The gate's markdown summary for a CI log."""
+    return _environment().get_template("check.md.j2").render(report=report, result=result)

@@ -1,0 +1,121 @@
+"""Serve a suite's live HTML report on loopback (`sane view`).
+
+Why a server rather than a file: a suite that is still being generated or executed
+changes under the reader. The page polls ``/state``; the server answers with a
+generation number that moves whenever another connection commits to the suite file
+(SQLite's ``PRAGMA data_version``), and the page then reloads, re-rendered from the store.
+Routes: ``/`` the HTML report, ``/report.json`` the JSON report, ``/state`` the generation.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from sane.errors import SaneError
+from sane.report._build import build_report
+from sane.report._html import LiveOptions, suite_html
+from sane.suites.store import SuiteStore
+
+STATE_PATH = "/state"
+
+
+class SuiteWatcher:
+    """Counts commits to the suite file made by other connections (writers)."""
+
+    def __init__(self, path: Path) -> None:
+        self._conn = sqlite3.connect(path, check_same_thread=False, timeout=30.0)
+        self._lock = threading.Lock()
+        self._seen: int | None = None
+        self._generation = 0
+
+    def generation(self) -> int:
+        with self._lock:
+            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            if self._seen is not None and version != self._seen:
+                self._generation += 1
+            self._seen = version
+            return self._generation
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def _waiting_page(message: str, interval_ms: int) -> str:
+    """Shown while the suite cannot be rendered yet (e.g. its generation just started)."""
+    env = Environment(
+        loader=PackageLoader("sane.report", "templates"),
+        autoescape=select_autoescape(default=True),
+    )
+    return env.get_template("waiting.html.j2").render(
+        message=message, refresh_s=max(1, round(interval_ms / 1000))
+    )
+
+
+def _json_report(suite: Path, human: Mapping[str, float] | None) -> str:
+    store = SuiteStore(suite)
+    try:
+        return json.dumps(build_report(store.snapshot(), human=human).model_dump(mode="json"))
+    finally:
+        store.close()
+
+
+def make_server(
+    suite: str | Path,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    human: Mapping[str, float] | None = None,
+    interval_ms: int = 2000,
+) -> ThreadingHTTPServer:
+    """A threaded HTTP server for one suite; ``server.server_address`` holds the real port."""
+    path = Path(suite)
+    SuiteStore(path).close()  # refuse a missing or non-suite file before serving
+    watcher = SuiteWatcher(path)
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            return  # keep the terminal quiet; errors still reach the page
+
+        def _send(self, status: int, body: str, content_type: str) -> None:
+            payload = body.encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", f"{content_type}; charset=utf-8")
+            self.send_header("Content-Length", str(len(payload)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_GET(self) -> None:
+            route = self.path.split("?", 1)[0].split("#", 1)[0]
+            generation = watcher.generation()  # before reading, so no change can be missed
+            try:
+                if route == STATE_PATH:
+                    self._send(200, json.dumps({"generation": generation}), "application/json")
+                elif route == "/report.json":
+                    self._send(200, _json_report(path, human), "application/json")
+                elif route in ("/", "/index.html"):
+                    live = LiveOptions(STATE_PATH, generation, interval_ms)
+                    self._send(200, suite_html(path, human=human, live=live), "text/html")
+                else:
+                    self._send(404, "not found", "text/plain")
+            except SaneError as exc:
+                page = _waiting_page(str(exc), interval_ms)
+                self._send(503, page, "text/html")
+
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    original_close = server.server_close
+
+    def server_close() -> None:
+        original_close()
+        watcher.close()
+
+    server.server_close = server_close  # type: ignore[method-assign]
+    return server

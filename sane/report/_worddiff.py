@@ -1,0 +1,73 @@
+"""Word-level differences between a case's variants, for highlighting in the HTML report.
+
+Why: a fault is judged by eye, and the eye needs to see what the perturbation changed.
+Each variant keeps its own true text; the reference variant marks the words that another
+variant removed or replaced (``-``), every other variant marks the words it added or
+replaced (``+``). Segments are plain data (kind, text), so the page builds them with
+``textContent`` and a variant can never inject markup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from difflib import SequenceMatcher
+
+Segment = tuple[str, str]  # ("=" | "+" | "-", text)
+
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def tokens(text: str) -> list[str]:
+    """Words, whitespace runs and single punctuation marks; joined, they give the text back."""
+    return _TOKEN.findall(text)
+
+
+def _merge(marked: list[tuple[str, str]]) -> list[Segment]:
+    """Join neighbouring tokens of one kind; whitespace between two changes stays changed."""
+    merged: list[list[str]] = []
+    for kind, token in marked:
+        if merged and merged[-1][0] == kind:
+            merged[-1][1] += token
+        else:
+            merged.append([kind, token])
+    return [(kind, text) for kind, text in merged]
+
+
+def _changed_spans(reference: list[str], other: list[str]) -> tuple[set[int], set[int]]:
+    """Indexes of reference tokens removed/replaced, and of other tokens added/replaced."""
+    removed, added = set(), set()
+    matcher = SequenceMatcher(None, reference, other, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        removed.update(i for i in range(i1, i2) if not reference[i].isspace())
+        added.update(j for j in range(j1, j2) if not other[j].isspace())
+    return removed, added
+
+
+def _mark(toks: list[str], changed: set[int], kind: str) -> list[Segment]:
+    bridged = changed | {
+        i for i, t in enumerate(toks) if t.isspace() and i - 1 in changed and i + 1 in changed
+    }
+    return _merge([(kind if i in bridged else "=", t) for i, t in enumerate(toks)])
+
+
+def diff_variants(
+    variants: Mapping[str, str], reference: str | None = None
+) -> dict[str, list[Segment]]:
+    """Segments per role: ``reference`` (default: the first role) against every other role."""
+    if not variants:
+        return {}
+    reference = reference if reference in variants else next(iter(variants))
+    ref_tokens = tokens(variants[reference])
+    removed_any: set[int] = set()
+    result: dict[str, list[Segment]] = {}
+    for role, text in variants.items():
+        if role == reference:
+            continue
+        other = tokens(text)
+        removed, added = _changed_spans(ref_tokens, other)
+        removed_any |= removed
+        result[role] = _mark(other, added, "+")
+    return {reference: _mark(ref_tokens, removed_any, "-")} | result

@@ -1,0 +1,39 @@
+"""Human review of the oracle panel: export decisions for labelling, import the labels,
+and measure the panel's agreement with the humans (the SANE paper's missing piece).
+
+- :func:`review_items` / :func:`sample_items` pick the decisions to label;
+  :func:`write_items` writes them as CSV or JSONL with an empty ``human_label`` column.
+- :func:`read_labels` reads a labelled file; :func:`save_labels` / :func:`load_labels`
+  keep the labels in the suite file (table ``human_labels``).
+- :func:`agreement` reports accuracy and Cohen's kappa per decision type and the
+  estimated effect on the validated-family count.
+"""
+
+from sane.review._agreement import (
+    Agreement,
+    AgreementReport,
+    FamilyEffect,
+    agreement,
+    cohen_kappa,
+    render_agreement,
+)
+from sane.review._files import read_labels, write_items
+from sane.review._items import ReviewItem, review_items, sample_items
+from sane.review._labels import HumanLabel, load_labels, save_labels
+
+__all__ = [
+    "Agreement",
+    "AgreementReport",
+    "FamilyEffect",
+    "HumanLabel",
+    "ReviewItem",
+    "agreement",
+    "cohen_kappa",
+    "load_labels",
+    "read_labels",
+    "render_agreement",
+    "review_items",
+    "sample_items",
+    "save_labels",
+    "write_items",
+]

@@ -1,0 +1,143 @@
+"""Review files: CSV or JSONL by extension, flat rows, one per decision.
+
+Columns: ``item_id``, ``question``, the texts (``example.FIELD``, ``variant.ROLE``), an
+empty ``human_label`` and ``note``. The panel's decision is left out unless asked for
+(``show_panel``), so that labellers are not anchored by it; import never reads it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from sane.errors import InputError
+from sane.records import Question
+from sane.review._items import ReviewItem
+from sane.review._labels import HumanLabel
+
+YES = {"yes", "y", "true", "1", "valid"}
+NO = {"no", "n", "false", "0", "invalid"}
+_FIXED = [
+    "item_id", "question", "prompt", "criterion", "recipe_id", "recipe_name", "requirement",
+    "capability", "instruction", "relation", "rationale",
+]  # fmt: skip
+
+
+def _row(item: ReviewItem, show_panel: bool) -> dict[str, str]:
+    row = {name: str(getattr(item, name)) for name in _FIXED}
+    row["question"] = item.question.value
+    row |= {f"example.{k}": v for k, v in item.example.items()}
+    row |= {f"variant.{k}": v for k, v in item.variants.items()}
+    if show_panel:
+        row |= {"panel_decision": item.panel_decision.value, "panel_votes": item.panel_votes}
+    return row | {"human_label": "", "note": ""}
+
+
+def _columns(rows: list[dict[str, str]]) -> list[str]:
+    seen: dict[str, None] = {}
+    for row in rows:
+        seen |= dict.fromkeys(row)
+    tail = [c for c in ("human_label", "note") if c in seen]
+    return [c for c in seen if c not in tail] + tail
+
+
+def _write_csv(path: Path, rows: list[dict[str, str]]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=_columns(rows) or ["item_id", "human_label"])
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, str]]) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _read_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        yield from enumerate(csv.DictReader(handle), start=2)
+
+
+def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(str(path), f"line {number}", f"not JSON: {exc.msg}") from None
+            if not isinstance(row, dict):
+                raise InputError(str(path), f"line {number}", "expected a JSON object")
+            yield number, row
+
+
+WRITERS: dict[str, Callable[[Path, list[dict[str, str]]], None]] = {
+    ".csv": _write_csv,
+    ".jsonl": _write_jsonl,
+}
+READERS: dict[str, Callable[[Path], Iterator[tuple[int, dict[str, Any]]]]] = {
+    ".csv": _read_csv,
+    ".jsonl": _read_jsonl,
+}
+
+
+def _format(path: Path, table: dict[str, Any]) -> Any:
+    handler = table.get(path.suffix.lower())
+    if handler is None:
+        raise InputError(str(path), None, f"unknown file type (use {', '.join(table)})")
+    return handler
+
+
+def write_items(items: list[ReviewItem], path: Path, *, show_panel: bool = False) -> int:
+    """Write the items for labelling; returns the number of rows."""
+    writer = _format(path, WRITERS)
+    writer(path, [_row(item, show_panel) for item in items])
+    return len(items)
+
+
+def _label(path: Path, where: str, value: Any) -> bool | None:
+    text = str(value if value is not None else "").strip().lower()
+    if not text:
+        return None
+    if text in YES:
+        return True
+    if text in NO:
+        return False
+    raise InputError(str(path), f"{where}.human_label", f"expected yes or no, got {value!r}")
+
+
+def read_labels(path: Path) -> tuple[list[HumanLabel], int]:
+    """The labelled rows of a review file, and the number of rows left blank."""
+    if not path.is_file():
+        raise InputError(str(path), None, "file not found")
+    reader = _format(path, READERS)
+    labels, blank = [], 0
+    for number, row in reader(path):
+        where = f"row {number}"
+        item_id = str(row.get("item_id") or "").strip()
+        if not item_id:
+            raise InputError(str(path), f"{where}.item_id", "missing")
+        try:
+            question = Question(str(row.get("question") or "").strip())
+        except ValueError:
+            choices = ", ".join(q.value for q in Question)
+            raise InputError(str(path), f"{where}.question", f"expected one of {choices}") from None
+        label = _label(path, where, row.get("human_label"))
+        if label is None:
+            blank += 1
+            continue
+        labels.append(
+            HumanLabel(
+                item_id=item_id,
+                question=question,
+                label=label,
+                reviewer=str(row.get("reviewer") or ""),
+                note=str(row.get("note") or ""),
+            )
+        )
+    return labels, blank

@@ -1,0 +1,102 @@
+"""The decisions a human can review: one item per panel decision, with the texts it judged.
+
+Alignment items are recipes (instruction, relation, rationale); realization and
+applicability items are cases (the source example and every variant's text). Sampling is
+seeded so an export can be repeated exactly.
+"""
+
+from __future__ import annotations
+
+import random
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sane.records import Decision, PanelDecision, Question, SuiteSnapshot
+
+# What the human is asked; the oracle panel answered the same question.
+QUESTION_TEXT: dict[Question, str] = {
+    Question.alignment: "Does this recipe and its expected relation agree with the "
+    "scorer's criterion? (yes/no)",
+    Question.realization: "Do the variants realize the recipe's instruction? (yes/no)",
+    Question.applicability: "Does the expected relation really apply to these variants? (yes/no)",
+}
+
+
+class ReviewItem(BaseModel):
+    """One panel decision with what a human needs to judge it independently."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    item_id: str
+    question: Question
+    prompt: str
+    criterion: str
+    recipe_id: str
+    recipe_name: str
+    requirement: str
+    capability: str
+    instruction: str
+    relation: str
+    rationale: str
+    example: dict[str, str] = Field(default_factory=dict)
+    variants: dict[str, str] = Field(default_factory=dict)
+    panel_decision: Decision
+    panel_votes: str
+
+
+def _votes(decision: PanelDecision) -> str:
+    return ", ".join(vote.decision.value for vote in decision.votes)
+
+
+def _decisions(snapshot: SuiteSnapshot, question: Question) -> dict[str, PanelDecision]:
+    return {
+        Question.alignment: snapshot.alignment,
+        Question.realization: snapshot.realization,
+        Question.applicability: snapshot.applicability,
+    }[question]
+
+
+def review_items(snapshot: SuiteSnapshot, question: Question) -> list[ReviewItem]:
+    """Every decision the panel made on ``question``, in the suite's order."""
+    decisions = _decisions(snapshot, question)
+    recipes = {recipe.id: recipe for recipe in snapshot.recipes}
+    capabilities = {c.id: c.name for c in snapshot.capabilities}
+    if question is Question.alignment:
+        subjects = [(recipe.id, recipe.id, None) for recipe in snapshot.recipes]
+    else:
+        subjects = [(case.id, case.recipe_id, case) for case in snapshot.cases]
+    items = []
+    for subject_id, recipe_id, case in subjects:
+        decision = decisions.get(subject_id)
+        recipe = recipes.get(recipe_id)
+        if decision is None or recipe is None:
+            continue
+        items.append(
+            ReviewItem(
+                item_id=subject_id,
+                question=question,
+                prompt=QUESTION_TEXT[question],
+                criterion=snapshot.spec.criterion.strip(),
+                recipe_id=recipe.id,
+                recipe_name=recipe.name,
+                requirement=recipe.requirement.value,
+                capability=capabilities.get(recipe.capability_id, recipe.capability_id),
+                instruction=recipe.instruction,
+                relation=recipe.relation.model_dump_json(),
+                rationale=recipe.rationale,
+                example=dict(case.example) if case else {},
+                variants=dict(case.variants) if case else {},
+                panel_decision=decision.decision,
+                panel_votes=_votes(decision),
+            )
+        )
+    return items
+
+
+def sample_items(items: list[ReviewItem], n: int | None, seed: int = 0) -> list[ReviewItem]:
+    """A seeded simple random sample of ``n`` items (all of them when ``n`` is None or
+    larger), kept in the suite's order."""
+    if n is None or n >= len(items):
+        return list(items)
+    chosen = set(random.Random(seed).sample(range(len(items)), n))
+    return [item for index, item in enumerate(items) if index in chosen]

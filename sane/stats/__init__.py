@@ -1,0 +1,111 @@
+"""Statistics the report offers: intervals, rank agreement, behavioral profile, seeds' tests.
+
+Why a package of its own: every number the report prints about uncertainty, agreement or
+behaviour comes from here, built on scipy so that the estimators are the well-known ones,
+and with the degenerate cases (no data, one target, constant input) answered explicitly
+(None or NaN with a note) instead of with a made-up 0.
+
+Sources (DESIGN section 8; formulas in each module's docstring and in the README's
+statistics section):
+
+- rank agreement with a human benchmark, the pass-rate span: SANE paper, section 5.3
+  (:mod:`._ranking`); per-target agreement with human labels (:mod:`._agreement`);
+- threshold sensitivity of validated / fault-detecting family counts: SANE appendix C
+  (:mod:`._threshold`);
+- stability and sensitivity, requirement-level profiles and their MAE across suites:
+  behavioral-correctness paper, sections 3.4 and 3.6 (:mod:`._stability`, :mod:`._profile`);
+- repeat-run variability and configuration sensitivity: the same paper, section 3.6
+  (:mod:`._variability`);
+- per-recipe paired one-sided t-test and standardized mean difference: scoring-rules paper,
+  section 3 (:mod:`._paired`);
+- pairwise ordering accuracy and inverted class pairs: CAP paper, section 6.2
+  (:mod:`._ordering`).
+"""
+
+from sane.stats._agreement import LabelAgreement, auroc, label_agreement
+from sane.stats._base import NAN_CI, StatsModel
+from sane.stats._intervals import bootstrap_ci, pass_rate_bootstrap_ci, pass_rate_ci
+from sane.stats._ordering import OrderingStats, ordering_stats, recipe_ordering
+from sane.stats._paired import (
+    PAIRED_EXPECTATIONS,
+    PairedTest,
+    paired_test,
+    recipe_paired_tests,
+    standardized_mean_difference,
+)
+from sane.stats._profile import (
+    CHANGE_ROLES,
+    ProfileDistance,
+    RequirementProfile,
+    case_change,
+    change_roles,
+    profile_mae,
+    requirement_profile,
+    role_scores,
+)
+from sane.stats._ranking import MIN_CORRELATION_TARGETS, RankCorrelation, rank_correlation, ranks
+from sane.stats._stability import (
+    StabilitySensitivity,
+    goodness_pair,
+    is_degradation,
+    is_invariance,
+    sensitivity_score,
+    stability_score,
+    stability_sensitivity,
+)
+from sane.stats._threshold import ThresholdRow, default_taus, threshold_sensitivity
+from sane.stats._variability import (
+    ConfigSensitivity,
+    RunVariability,
+    Spread,
+    configuration_sensitivity,
+    repeat_run_variability,
+    spread,
+)
+
+__all__ = [
+    "CHANGE_ROLES",
+    "MIN_CORRELATION_TARGETS",
+    "NAN_CI",
+    "PAIRED_EXPECTATIONS",
+    "ConfigSensitivity",
+    "LabelAgreement",
+    "OrderingStats",
+    "PairedTest",
+    "ProfileDistance",
+    "RankCorrelation",
+    "RequirementProfile",
+    "RunVariability",
+    "Spread",
+    "StabilitySensitivity",
+    "StatsModel",
+    "ThresholdRow",
+    "auroc",
+    "bootstrap_ci",
+    "case_change",
+    "change_roles",
+    "configuration_sensitivity",
+    "default_taus",
+    "goodness_pair",
+    "is_degradation",
+    "is_invariance",
+    "label_agreement",
+    "ordering_stats",
+    "paired_test",
+    "pass_rate_bootstrap_ci",
+    "pass_rate_ci",
+    "profile_mae",
+    "rank_correlation",
+    "ranks",
+    "recipe_ordering",
+    "recipe_paired_tests",
+    "repeat_run_variability",
+    "requirement_profile",
+    "role_scores",
+    "sensitivity_score",
+    "spread",
+    "stability_score",
+    "stability_sensitivity",
+    "standardized_mean_difference",
+    "threshold_sensitivity",
+]

@@ -1,0 +1,105 @@
+"""A target's agreement with human labels: Spearman for graded labels, AUROC for binary ones.
+
+This is the per-target human benchmark that `sane rank --human-data` ranks targets by
+(SANE paper, section 4: judges ranked by their FaithBench AUROC; scoring-rules paper, §3:
+statistical alignment as Spearman's rho between metric scores and averaged human ratings).
+
+AUROC is computed through the Mann-Whitney U statistic:
+``AUROC = U_pos / (n_pos * n_neg)``, where ``U_pos`` counts the (positive, negative) pairs the
+score orders correctly, a tie counting one half (scipy.stats.mannwhitneyu's U of the first
+sample). Intervals are percentile bootstraps over records (paired resampling).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+from scipy import stats as sp
+
+from sane.stats._base import StatsModel
+from sane.stats._intervals import _percentile_interval
+
+
+def auroc(scores: Sequence[float], labels: Sequence[float]) -> float | None:
+    """Area under the ROC curve of ``scores`` for ``labels`` in {0, 1}; None without both classes."""
+    s = np.asarray(scores, dtype=float)
+    y = np.asarray(labels, dtype=float)
+    if s.shape != y.shape:
+        raise ValueError("scores and labels need the same length")
+    if not np.all((y == 0) | (y == 1)):
+        raise ValueError("binary labels must be 0 or 1")
+    positive, negative = s[y == 1], s[y == 0]
+    if positive.size == 0 or negative.size == 0:
+        return None
+    u = sp.mannwhitneyu(positive, negative, alternative="two-sided").statistic
+    return float(u) / (positive.size * negative.size)
+
+
+def _auroc_stat(s: np.ndarray, y: np.ndarray) -> float:
+    value = auroc(s, y)
+    return math.nan if value is None else value
+
+
+def _spearman_stat(s: np.ndarray, y: np.ndarray) -> float:
+    if np.all(s == s[0]) or np.all(y == y[0]):
+        return math.nan
+    return float(sp.spearmanr(s, y).statistic)
+
+
+MEASURES = {"auroc": _auroc_stat, "spearman": _spearman_stat}
+
+
+class LabelAgreement(StatsModel):
+    """One target's agreement with the labels; None (with ``note``) when undefined."""
+
+    measure: Literal["auroc", "spearman"]
+    value: float | None = None
+    ci: tuple[float, float] | None = None
+    n: int = 0
+    positives: int | None = None
+    note: str | None = None
+
+
+def label_agreement(
+    scores: Sequence[float],
+    labels: Sequence[float],
+    *,
+    binary: bool,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> LabelAgreement:
+    """AUROC (``binary``) or Spearman's rho of scores against labels, with a bootstrap CI."""
+    measure: Literal["auroc", "spearman"] = "auroc" if binary else "spearman"
+    s = np.asarray(scores, dtype=float)
+    y = np.asarray(labels, dtype=float)
+    if s.shape != y.shape:
+        raise ValueError("scores and labels need the same length")
+    positives = int(np.sum(y == 1)) if binary else None
+    base = {"measure": measure, "n": int(s.size), "positives": positives}
+    if s.size < 2:
+        return LabelAgreement(**base, note=f"undefined: {s.size} labelled record(s)")
+    statistic = MEASURES[measure]
+    value = statistic(s, y)
+    if math.isnan(value):
+        why = "one class only" if binary else "constant scores or labels"
+        return LabelAgreement(**base, note=f"undefined: {why}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = sp.bootstrap(
+            (s, y),
+            statistic,
+            paired=True,
+            vectorized=False,
+            n_resamples=n_resamples,
+            confidence_level=confidence,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        )
+    interval, _ = _percentile_interval(result.bootstrap_distribution, confidence)
+    ci = None if math.isnan(interval[0]) else interval
+    return LabelAgreement(**base, value=value, ci=ci)
