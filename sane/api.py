@@ -14,7 +14,7 @@ from sane._runtime import Progress, RunContext, _no_progress
 from sane.errors import InputError
 from sane.generators import get_generator
 from sane.inputs import examples_path, load_examples, load_spec
-from sane.llm import LLMClient, LLMSettings
+from sane.llm import LLMClient, LLMSettings, check_model
 from sane.records import ExecutionRecord, RunConfig, SuiteSnapshot
 from sane.report import Report, build_report
 from sane.scorers import BuildContext, build_target
@@ -94,7 +94,9 @@ def generate(
         exhaustive=exhaustive,
         stop_at_tau=stop_at_tau,
     )
-    store = SuiteStore(suite, create=True)
+    for field, name in [("--model", model)] + [("--oracle-model", m) for m in oracle_models or []]:
+        check_model(name, field)
+    store = SuiteStore(suite, create=True, writer=True)
     try:
         store.initialise(scorer, config, rows)
         store.set_spec_dir(spec_path.parent)
@@ -130,7 +132,7 @@ def execute(
     progress: Progress = _no_progress,
 ) -> list[ExecutionRecord]:
     """Run a generated suite's validated families against its targets (or the named ones)."""
-    store = SuiteStore(suite)
+    store = SuiteStore(suite, writer=True)
     try:
         if not store.is_done("families"):
             raise InputError(

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from sane.builtin import resolve_spec_path
 from sane.errors import InputError
+from sane.llm import model_problem
 from sane.records import Example, ScorerSpec
 
 
@@ -48,6 +49,8 @@ def load_spec(ref: str | Path) -> tuple[ScorerSpec, Path]:
     except ValidationError as exc:
         field, message = _first_problem(exc)
         raise InputError(str(path), field, message) from None
+    except (RecursionError, ValueError):  # a self-referencing YAML anchor
+        raise InputError(str(path), None, "a spec must be plain data (no recursive anchors)") from None
     _check_targets(spec, path)
     return spec, path
 
@@ -75,6 +78,9 @@ def _check_targets(spec: ScorerSpec, path: Path) -> None:
                 f"targets.{target.name}.metric",
                 f"unknown built-in metric '{target.metric}' (known: {known})",
             )
+        problem = model_problem(target.model) if target.model is not None else None
+        if problem is not None:
+            raise InputError(str(path), f"targets.{target.name}.model", problem)
 
 
 def examples_path(spec: ScorerSpec, spec_path: Path, override: str | Path | None) -> Path:
@@ -89,7 +95,10 @@ def load_examples(spec: ScorerSpec, path: Path) -> list[Example]:
     """Read JSONL (or a JSON list) records that carry every field the spec declares."""
     if not path.is_file():
         raise InputError(str(path), None, "examples file not found")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(str(path), None, "not a UTF-8 text file") from None
     if not text.strip():
         raise InputError(str(path), None, "examples file is empty")
     try:

@@ -27,11 +27,12 @@ from sane.records import (
 )
 from sane.report import build_report
 from sane.scorers.base import Target
-from sane.scorers.execute import estimate_tolerance, run_case
+from sane.scorers.execute import batchable, estimate_tolerance, run_case, run_case_batch
 from sane.validators.families import count_family, is_yes, joint_valid_cases
 from sane.validators.sequential import FamilyPlan, run_family
 
 TOLERANCE_SAMPLE = 5
+BATCH_CASES = 64  # cases per score_batch call of a batch-capable target
 CASE_QUESTIONS = {
     Question.realization: "vote_realization.j2",
     Question.applicability: "vote_applicability.j2",
@@ -257,8 +258,10 @@ async def _tolerance(ctx: RunContext, name: str, target: Target, sample: list[Ex
 async def execute_targets(ctx: RunContext) -> None:
     """Score every joint-valid case of every validated family with every target.
 
-    Executions that ended in an error are tried again on a rerun; passes and
-    faults are final.
+    Targets run concurrently. A target with `score_batch` scores many cases'
+    variants per call (local metrics encode lists far faster than single texts);
+    the others run case by case, concurrently. Executions that ended in an error
+    are tried again on a rerun; passes and faults are final.
     """
     pairs = _executable_cases(ctx)
     settled = {
@@ -268,45 +271,64 @@ async def execute_targets(ctx: RunContext) -> None:
         :TOLERANCE_SAMPLE
     ]
     ctx.store.clear_errors("tolerance")
-    for name, target in ctx.targets.items():
-        todo = [(recipe, case) for recipe, case in pairs if (name, case.id) not in settled]
-        if not todo:
-            continue
-        try:
-            tolerance = await _tolerance(ctx, name, target, sample)
-        except SaneError as exc:
-            # Without a tolerance no relation can be checked: every case is an error.
-            ctx.store.put_error("tolerance", name, str(exc), target=name)
-            for recipe, case in todo:
-                ctx.store.put_execution(
-                    ExecutionRecord(
-                        target=name,
-                        case_id=case.id,
-                        recipe_id=recipe.id,
-                        scores={},
-                        tolerance=None,
-                        verdict=Verdict.error,
-                        error=f"tolerance could not be measured: {exc}",
-                    )
-                )
-            continue
 
-        async def one(
-            item: tuple[Recipe, Case], target: Target = target, tolerance: float = tolerance
-        ) -> None:
-            recipe, case = item
-            record = await run_case(
-                target,
-                ctx.spec,
-                recipe,
-                case,
-                tolerance,
-                repeats=ctx.repeats,
-                timeout_s=ctx.timeout_s,
+    async def one_target(item: tuple[str, Target]) -> None:
+        name, target = item
+        todo = [(recipe, case) for recipe, case in pairs if (name, case.id) not in settled]
+        if todo:
+            await _execute_target(ctx, name, target, todo, sample)
+
+    await run_all("targets", list(ctx.targets.items()), one_target, _no_progress)
+
+
+async def _execute_target(
+    ctx: RunContext,
+    name: str,
+    target: Target,
+    todo: list[tuple[Recipe, Case]],
+    sample: list[Example],
+) -> None:
+    try:
+        tolerance = await _tolerance(ctx, name, target, sample)
+    except SaneError as exc:
+        # Without a tolerance no relation can be checked: every case is an error.
+        ctx.store.put_error("tolerance", name, str(exc), target=name)
+        for recipe, case in todo:
+            ctx.store.put_execution(
+                ExecutionRecord(
+                    target=name,
+                    case_id=case.id,
+                    recipe_id=recipe.id,
+                    scores={},
+                    tolerance=None,
+                    verdict=Verdict.error,
+                    error=f"tolerance could not be measured: {exc}",
+                )
             )
+        return
+    batch = [item for item in todo if batchable(target, *item, ctx.repeats)]
+    single = [item for item in todo if not batchable(target, *item, ctx.repeats)]
+    work: list[list[tuple[Recipe, Case]]] = [
+        batch[i : i + BATCH_CASES] for i in range(0, len(batch), BATCH_CASES)
+    ] + [[item] for item in single]
+
+    async def one(items: list[tuple[Recipe, Case]]) -> None:
+        repeats, timeout_s = ctx.repeats, ctx.timeout_s
+        if len(items) == 1 and not batchable(target, *items[0], repeats):
+            recipe, case = items[0]
+            records = [
+                await run_case(
+                    target, ctx.spec, recipe, case, tolerance, repeats=repeats, timeout_s=timeout_s
+                )
+            ]
+        else:
+            records = await run_case_batch(
+                target, ctx.spec, items, tolerance, repeats=repeats, timeout_s=timeout_s
+            )
+        for record in records:
             ctx.store.put_execution(record)
 
-        await run_all(f"execute {name}", todo, one, ctx.progress)
+    await run_all(f"execute {name}", work, one, ctx.progress)
 
 
 async def write_report(ctx: RunContext) -> None:

@@ -6,6 +6,7 @@ from sane.cli import _baseline  # noqa: F401, I001
 from sane.cli import _view  # noqa: F401, I001
 from sane.cli import _check  # noqa: F401, I001
 from sane.cli import _review  # noqa: F401, I001
+from sane.cli import _compare, _library  # noqa: F401, I001
 from sane.cli._common import app
 
 __all__ = ["app"]

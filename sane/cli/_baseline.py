@@ -64,9 +64,7 @@ def baseline(
     recipes: Annotated[
         int, typer.Option(min=1, help="Most recipes per capability (derived only).")
     ] = 2,
-    execute: Annotated[
-        bool, typer.Option(help="Run the spec's targets on both suites.")
-    ] = True,
+    execute: Annotated[bool, typer.Option(help="Run the spec's targets on both suites.")] = True,
     target: Annotated[list[str] | None, typer.Option(help="Target name(s); default all.")] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Scores per variant.")] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,

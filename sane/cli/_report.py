@@ -12,10 +12,22 @@ import typer
 from rich.table import Table
 
 from sane import api
-from sane.cli._common import app, err, errors_to_exit_codes, out
+from sane.cli._common import (
+    ApiBase,
+    Cache,
+    Script,
+    app,
+    err,
+    errors_to_exit_codes,
+    llm_settings,
+    out,
+)
 from sane.errors import InputError
-from sane.report import render_markdown
+from sane.llm import LLMSettings
+from sane.report import HumanAlignment, Report, build_report, render_markdown
 from sane.report._html import suite_html
+from sane.report.human_data import human_benchmark
+from sane.suites.store import SuiteStore
 
 
 def _read_human(path: Path) -> dict[str, float]:
@@ -67,42 +79,236 @@ def report(
         err.print(f"wrote {out_file}")
 
 
+def _parse_fields(pairs: list[str] | None) -> dict[str, str]:
+    """``--field summary=system_output`` -> {"summary": "system_output"}."""
+    fields = {}
+    for pair in pairs or []:
+        name, sep, column = pair.partition("=")
+        if not sep or not name.strip() or not column.strip():
+            raise InputError(None, "--field", f"expected SPEC_FIELD=DATA_COLUMN, got {pair!r}")
+        fields[name.strip()] = column.strip()
+    return fields
+
+
 @app.command()
 def rank(
     suite: Annotated[Path, typer.Argument(help="Suite file.")],
     human: Annotated[Path | None, typer.Option(help="CSV of target,human score.")] = None,
+    human_data: Annotated[
+        Path | None,
+        typer.Option(help="Labelled data (.json/.jsonl/.csv/.tsv): the benchmark is computed."),
+    ] = None,
+    label_field: Annotated[
+        str | None, typer.Option(help="Label field of --human-data (dotted: scores.consistency).")
+    ] = None,
+    binary: Annotated[bool, typer.Option(help="Labels are 0/1: agreement is AUROC.")] = False,
+    field: Annotated[
+        list[str] | None, typer.Option(help="SPEC_FIELD=DATA_COLUMN for --human-data; repeat.")
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option(min=2, help="Score a seeded sample of this many records.")
+    ] = None,
+    invert_labels: Annotated[
+        bool, typer.Option(help="Labels run opposite to the spec's score direction.")
+    ] = False,
+    target: Annotated[
+        list[str] | None, typer.Option(help="Targets for --human-data; default: those executed.")
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
+    cache: Cache = None,
+    script: Script = None,
+    api_base: ApiBase = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Rank the targets by pass rate, optionally against a human ranking."""
+    """Rank the targets by pass rate, overall and per requirement, optionally against humans.
+
+    The human side is --human (target,score CSV) or --human-data with --label-field: each
+    target is run on the labelled records and its Spearman rho with the labels (AUROC with
+    --binary) becomes its human benchmark value.
+    """
     with errors_to_exit_codes():
-        result = api.report(suite, human=_read_human(human) if human else None)
+        result = _rank_report(
+            suite,
+            human=human,
+            human_data=human_data,
+            label_field=label_field,
+            binary=binary,
+            fields=_parse_fields(field),
+            limit=limit,
+            invert_labels=invert_labels,
+            targets=target,
+            timeout=timeout,
+            llm=llm_settings(cache, script, api_base, 1, None, None),
+        )
     if as_json:
         payload = {
             "ranking": [e.model_dump(mode="json") for e in result.ranking],
             "span": result.span,
+            "intervals": {
+                name: summary.pass_rate_bootstrap_ci for name, summary in result.targets.items()
+            },
+            "ranking_by_requirement": {
+                k: [e.model_dump(mode="json") for e in v]
+                for k, v in result.ranking_by_requirement.items()
+            },
+            "ranking_by_capability": {
+                k: [e.model_dump(mode="json") for e in v]
+                for k, v in result.ranking_by_capability.items()
+            },
+            "span_by_requirement": result.span_by_requirement,
             "human_alignment": (
                 result.human_alignment.model_dump(mode="json") if result.human_alignment else None
             ),
         }
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
-    table = Table(title=f"Ranking: {result.suite.scorer}")
-    for column in ("rank", "target", "pass rate", "95% interval", "cases"):
-        table.add_column(column)
+    for table in rank_tables(result):
+        out.print(table)
+
+
+def _rank_report(
+    suite: Path,
+    *,
+    human: Path | None,
+    human_data: Path | None,
+    label_field: str | None,
+    binary: bool,
+    fields: dict[str, str],
+    limit: int | None,
+    invert_labels: bool,
+    targets: list[str] | None,
+    timeout: float,
+    llm: LLMSettings,
+) -> Report:
+    if human is not None and human_data is not None:
+        raise InputError(None, "--human-data", "give either --human or --human-data, not both")
+    if human_data is None:
+        return api.report(suite, human=_read_human(human) if human else None)
+    if not label_field:
+        raise InputError(None, "--label-field", "required with --human-data")
+    benchmark = human_benchmark(
+        suite,
+        human_data,
+        label_field=label_field,
+        binary=binary,
+        fields=fields,
+        targets=targets,
+        limit=limit,
+        invert_labels=invert_labels,
+        timeout_s=timeout,
+        llm=llm,
+    )
+    for name, count in benchmark.errors.items():
+        if count:
+            err.print(
+                f"{name}: {count} of {benchmark.records} labelled records could not be scored "
+                f"(first: {benchmark.first_error.get(name, '')})",
+                markup=False,
+            )
+    store = SuiteStore(suite)
+    try:
+        snapshot = store.snapshot()
+    finally:
+        store.close()
+    return build_report(
+        snapshot,
+        human=benchmark.values,
+        human_source=benchmark.source,
+        human_agreement=benchmark.agreement,
+    )
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _fmt_ci(ci: tuple[float, float] | None) -> str:
+    return "-" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def rank_tables(result: Report) -> list[Table]:
+    """The ranking, the per-requirement rankings and the human alignment as rich tables."""
+    tables = []
+    main = Table(title=f"Ranking: {result.suite.scorer} (pass-rate span {_fmt(result.span)})")
+    for column in ("rank", "target", "pass rate", "bootstrap 95%", "Wilson 95%", "cases"):
+        main.add_column(column)
     for entry in result.ranking:
         summary = result.targets[entry.target]
-        low, high = summary.pass_rate_ci or (None, None)
-        table.add_row(
+        main.add_row(
             str(entry.rank or "-"),
             entry.target,
-            "-" if entry.pass_rate is None else f"{entry.pass_rate:.3f}",
-            "-" if low is None else f"[{low:.3f}, {high:.3f}]",
+            _fmt(entry.pass_rate),
+            _fmt_ci(summary.pass_rate_bootstrap_ci),
+            _fmt_ci(summary.pass_rate_ci),
             str(summary.cases_run),
         )
-    out.print(table)
+    tables.append(main)
+    if result.ranking_by_requirement:
+        by_req = Table(title="Per requirement: rank, pass rate [bootstrap 95%] (judged cases)")
+        by_req.add_column("requirement")
+        by_req.add_column("span")
+        by_req.add_column("ranking")
+        for requirement, entries in result.ranking_by_requirement.items():
+            by_req.add_row(
+                requirement,
+                _fmt(result.span_by_requirement.get(requirement)),
+                "\n".join(
+                    f"{e.rank or '-'}. {e.target} {_fmt(e.pass_rate)} {_fmt_ci(e.ci)} ({e.cases})"
+                    for e in entries
+                ),
+            )
+        tables.append(by_req)
     if result.human_alignment is not None:
-        out.print(render_markdown_alignment(result.human_alignment))
+        tables += _alignment_tables(result.human_alignment)
+    return tables
 
 
-def render_markdown_alignment(alignment: Any) -> str:
-    return json.dumps(alignment.model_dump(mode="json"), indent=2)
+def _alignment_tables(alignment: HumanAlignment) -> list[Table]:
+    source = alignment.human_source or "human benchmark"
+    table = Table(title=f"Pass-rate ranking vs. {source} ({alignment.n} common targets)")
+    for column in ("statistic", "value", f"bootstrap {alignment.confidence:.0%} CI", "p-value"):
+        table.add_column(column)
+    table.add_row(
+        "Spearman rho",
+        _fmt(alignment.spearman),
+        _fmt_ci(alignment.spearman_ci),
+        _fmt(alignment.spearman_p),
+    )
+    table.add_row(
+        "Kendall tau-b",
+        _fmt(alignment.kendall),
+        _fmt_ci(alignment.kendall_ci),
+        _fmt(alignment.kendall_p),
+    )
+    if alignment.note:
+        table.caption = alignment.note
+    missing = []
+    if alignment.only_in_suite:
+        missing.append("no human value: " + ", ".join(alignment.only_in_suite))
+    if alignment.only_in_human:
+        missing.append("not in the suite: " + ", ".join(alignment.only_in_human))
+    if missing:
+        table.caption = "; ".join(filter(None, [table.caption, *missing]))
+    tables = [table]
+    if alignment.per_target:
+        per = Table(title="Human benchmark per target (agreement with the labels)")
+        for column in ("target", "measure", "value", "bootstrap 95% CI", "records", "note"):
+            per.add_column(column)
+        for name, agreement in sorted(alignment.per_target.items()):
+            per.add_row(
+                name,
+                agreement.measure,
+                _fmt(agreement.value),
+                _fmt_ci(agreement.ci),
+                str(agreement.n),
+                agreement.note or "",
+            )
+        tables.append(per)
+    elif alignment.human:
+        per = Table(title="Human benchmark per target")
+        per.add_column("target")
+        per.add_column("human score")
+        for name, value in sorted(alignment.human.items()):
+            per.add_row(name, f"{value:g}")
+        tables.append(per)
+    return tables

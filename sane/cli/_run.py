@@ -20,8 +20,39 @@ from sane.cli._common import (
     err,
     errors_to_exit_codes,
     llm_settings,
+    out,
     progress_display,
 )
+from sane.errors import InputError
+from sane.estimate import estimate_inputs, render_estimate
+from sane.llm import LLMSettings
+
+Router = Annotated[
+    Path | None,
+    typer.Option(help="litellm Router file: deployments of router/NAME models, fallbacks."),
+]
+RateLimit = Annotated[
+    list[str] | None,
+    typer.Option(help="PROVIDER=RPM request limit per minute (e.g. openai=500); repeatable."),
+]
+
+
+def _routing(
+    settings: LLMSettings, router: Path | None, rate_limit: list[str] | None
+) -> LLMSettings:
+    """Add the router file and the per-provider rate limits to the LLM settings."""
+    limits: dict[str, float] = {}
+    for item in rate_limit or []:
+        provider, _, rpm = item.partition("=")
+        try:
+            limits[provider.strip()] = float(rpm)
+        except ValueError:
+            raise InputError(None, "--rate-limit", f"expected PROVIDER=RPM, got {item!r}") from None
+        if not provider.strip() or not limits[provider.strip()] > 0:
+            raise InputError(None, "--rate-limit", f"expected PROVIDER=RPM > 0, got {item!r}")
+    if router is not None and not router.is_file():
+        raise InputError(str(router), "--router", "file not found")
+    return settings.model_copy(update={"router_path": router, "rate_limits": limits})
 
 
 @app.command()
@@ -43,6 +74,19 @@ def generate(
         str,
         typer.Option(help="Recipe source: derived (default) or fixed:NAME (jrh, behavioral, ...)."),
     ] = "derived",
+    exhaustive: Annotated[
+        bool,
+        typer.Option(
+            help="Ask every vote and generate every case (same suite as the default "
+            "sequential decisions, more calls)."
+        ),
+    ] = False,
+    stop_at_tau: Annotated[
+        bool,
+        typer.Option(help="Budget mode: stop a family once it has tau joint-valid cases."),
+    ] = False,
+    router: Router = None,
+    rate_limit: RateLimit = None,
     cache: Cache = None,
     script: Script = None,
     api_base: ApiBase = None,
@@ -50,8 +94,26 @@ def generate(
     max_calls: MaxCalls = None,
     max_cost: MaxCost = None,
     quiet: Quiet = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the estimated calls and cost; run nothing.")
+    ] = False,
 ) -> None:
     """Derive, validate and store a scorer-specific test suite."""
+    if dry_run:
+        with errors_to_exit_codes():
+            plan = estimate_inputs(
+                spec,
+                model=model,
+                oracle_models=oracle_model,
+                examples=str(examples) if examples else None,
+                votes=votes,
+                cases=cases,
+                max_capabilities=capabilities,
+                recipes_per_capability=recipes,
+                generator=generator,
+            )
+        out.print(render_estimate(plan), markup=False, highlight=False, soft_wrap=True)
+        return
     with errors_to_exit_codes(), progress_display(not quiet) as progress:
         snapshot = api.generate(
             spec,
@@ -66,7 +128,13 @@ def generate(
             max_capabilities=capabilities,
             recipes_per_capability=recipes,
             generator=generator,
-            llm=llm_settings(cache, script, api_base, concurrency, max_calls, max_cost),
+            exhaustive=exhaustive,
+            stop_at_tau=stop_at_tau,
+            llm=_routing(
+                llm_settings(cache, script, api_base, concurrency, max_calls, max_cost),
+                router,
+                rate_limit,
+            ),
             progress=progress,
         )
     validated = sum(f.validated for f in snapshot.families)
@@ -82,6 +150,8 @@ def execute(
     target: Annotated[list[str] | None, typer.Option(help="Target name(s); default all.")] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Scores per variant.")] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
+    router: Router = None,
+    rate_limit: RateLimit = None,
     cache: Cache = None,
     script: Script = None,
     api_base: ApiBase = None,
@@ -97,7 +167,11 @@ def execute(
             targets=target,
             repeats=repeats,
             timeout_s=timeout,
-            llm=llm_settings(cache, script, api_base, concurrency, max_calls, max_cost),
+            llm=_routing(
+                llm_settings(cache, script, api_base, concurrency, max_calls, max_cost),
+                router,
+                rate_limit,
+            ),
             progress=progress,
         )
     faults = sum(r.verdict.value == "fault" for r in records)

@@ -34,7 +34,9 @@ def view(
         )
     bound_host, bound_port = server.server_address[:2]
     url = f"http://{bound_host}:{bound_port}/"
-    err.print(f"serving {suite} at {url} (Ctrl-C to stop)", markup=False, highlight=False)
+    err.print(
+        f"serving {suite} at {url} (Ctrl-C to stop)", markup=False, highlight=False, soft_wrap=True
+    )
     if not no_open:
         webbrowser.open(url)
     try:

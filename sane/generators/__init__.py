@@ -6,7 +6,7 @@ capability and recipe derivation with a fixed recipe set, keeping every later
 stage the same, so the two can be compared on one scorer (``sane baseline``).
 """
 
-from sane.generators import derived, fixed_sets  # noqa: F401  (importing registers the kinds)
+from sane.generators import derived, fixed_sets, library  # noqa: F401  (importing registers the kinds)
 from sane.generators.base import Generator, available_generators, get_generator, register_generator
 from sane.generators.fixed_sets import FixedSet, fixed_set_names, load_fixed_set
 

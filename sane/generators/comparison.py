@@ -107,7 +107,9 @@ def _validated_by_requirement(snapshot: SuiteSnapshot, report: Report) -> dict[s
     return dict(sorted(counts.items()))
 
 
-def column(snapshot: SuiteSnapshot, suite: str | Path, report: Report | None = None) -> GeneratorColumn:
+def column(
+    snapshot: SuiteSnapshot, suite: str | Path, report: Report | None = None
+) -> GeneratorColumn:
     """Summarise one suite from its report (built here unless given)."""
     report = report or build_report(snapshot)
     v = report.validity

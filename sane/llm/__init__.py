@@ -13,6 +13,7 @@ import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from sane.llm._client import LLMClient
+from sane.llm._models import check_model, model_problem
 from sane.llm._settings import LLMSettings
 
-__all__ = ["LLMClient", "LLMSettings"]
+__all__ = ["LLMClient", "LLMSettings", "check_model", "model_problem"]

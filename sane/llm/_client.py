@@ -28,6 +28,7 @@ from sane.llm._cache import CachedResponse, ResponseCache, call_key
 from sane.llm._litellm import ensure_litellm_ready
 from sane.llm._providers import CallContext, Route, resolve_route
 from sane.llm._retry import backoff_delay, is_transient
+from sane.llm._router import RateLimits, RouterHolder, load_router
 from sane.llm._secrets import redact
 from sane.llm._settings import LLMSettings
 from sane.records import CallRecord
@@ -59,6 +60,10 @@ class LLMClient:
         self._key_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
+        self._router = RouterHolder(settings.router_path)
+        if settings.router_path is not None:
+            load_router(settings.router_path)  # a bad router file is bad input, up front
+        self._rate_limits = RateLimits(settings.rate_limits)
         self._serial_locks: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[str, asyncio.Lock]
         ] = weakref.WeakKeyDictionary()
@@ -204,9 +209,12 @@ class LLMClient:
         for attempt in range(attempts):
             started = time.monotonic()
             try:
+                bucket = self._rate_limits.bucket(model)
+                if bucket is not None:
+                    await bucket.acquire()  # waiting for the rate limit holds no slot
                 async with self._slot(), self._serial(route):
                     started = time.monotonic()
-                    response = await self._acompletion(route, messages, params)
+                    response = await self._acompletion(model, route, messages, params)
                 text = _reply_text(response)
             except Exception as error:  # noqa: BLE001 - every provider failure is recorded
                 message = self._safe(f"{type(error).__name__}: {error}")
@@ -267,7 +275,7 @@ class LLMClient:
         return locks.setdefault(route.litellm_model.split("/", 1)[0], asyncio.Lock())
 
     async def _acompletion(
-        self, route: Route, messages: list[dict[str, str]], params: dict[str, Any]
+        self, model: str, route: Route, messages: list[dict[str, str]], params: dict[str, Any]
     ) -> Any:
         kwargs: dict[str, Any] = {
             "model": route.litellm_model,
@@ -279,8 +287,12 @@ class LLMClient:
             **route.kwargs,
         }
         kwargs.update({name: value for name, value in params.items() if value is not None})
+        complete = litellm.acompletion
+        if route.via_router:
+            complete = self._router.get(model, route.litellm_model).acompletion
+            del kwargs["max_retries"]
         return await asyncio.wait_for(
-            litellm.acompletion(**kwargs), self._settings.timeout_s + TIMEOUT_GRACE_S
+            complete(**kwargs), self._settings.timeout_s + TIMEOUT_GRACE_S
         )
 
 

@@ -13,7 +13,7 @@ import warnings
 
 import litellm
 
-from sane.llm import _local, _scripted  # noqa: F401 - their routes register on import
+from sane.llm import _local, _router, _scripted  # noqa: F401 - routes register on import
 from sane.llm._providers import CUSTOM_PROVIDERS
 
 _ready = False

@@ -37,6 +37,7 @@ class Route:
     kwargs: dict[str, Any] = field(default_factory=dict)
     priced: bool = True
     key_extra: dict[str, Any] = field(default_factory=dict)
+    via_router: bool = False  # sent through the client's litellm Router (sane.llm._router)
     serial: bool = False  # one call at a time (a local model): the timeout starts once it runs
 
 

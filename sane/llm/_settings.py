@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 def default_cache_path() -> Path:
@@ -34,6 +34,16 @@ class LLMSettings(BaseModel):
     script_path: Path | None = None
     max_calls: int | None = Field(default=None, ge=0)
     max_cost: float | None = Field(default=None, ge=0.0)
+    router_path: Path | None = None  # litellm Router file for router/<model_name> models
+    rate_limits: dict[str, float] = Field(default_factory=dict)  # provider -> requests/minute
+
+    @field_validator("rate_limits")
+    @classmethod
+    def _positive_limits(cls, value: dict[str, float]) -> dict[str, float]:
+        bad = [name for name, rpm in value.items() if not rpm > 0]
+        if bad:
+            raise ValueError(f"rate limit of {bad[0]!r} must be a positive requests/minute")
+        return value
 
     def resolved_cache_path(self) -> Path:
         return self.cache_path if self.cache_path is not None else default_cache_path()

@@ -19,6 +19,7 @@ from sane.report._models import (
     HumanAlignment,
     RankingEntry,
     Report,
+    SliceRankingEntry,
     SuiteInfo,
     TargetSummary,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "HumanAlignment",
     "RankingEntry",
     "Report",
+    "SliceRankingEntry",
     "SuiteInfo",
     "TargetSummary",
     "build_report",

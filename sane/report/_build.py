@@ -38,6 +38,7 @@ from sane.report._models import (
     HumanAlignment,
     RankingEntry,
     Report,
+    SliceRankingEntry,
     SuiteInfo,
     TargetSummary,
 )
@@ -324,16 +325,16 @@ def _target_summary(
 # --------------------------------------------------------------------- ranking
 
 
-def _ranking(targets: Mapping[str, TargetSummary | GroupSummary]) -> list[RankingEntry]:
+def _ranking(targets: Mapping[str, TargetSummary | GroupSummary]) -> list[SliceRankingEntry]:
     """Targets by pass rate (ties share the rank), each with its bootstrap interval."""
     rated = {name: s.pass_rate for name, s in targets.items() if s.pass_rate is not None}
     position = ranks(rated)
     ranked = sorted(rated, key=lambda name: (position[name], name))
     unrated = sorted(name for name in targets if name not in rated)
 
-    def entry(name: str) -> RankingEntry:
+    def entry(name: str) -> SliceRankingEntry:
         summary = targets[name]
-        return RankingEntry(
+        return SliceRankingEntry(
             target=name,
             pass_rate=rated.get(name),
             rank=position.get(name),
@@ -346,7 +347,7 @@ def _ranking(targets: Mapping[str, TargetSummary | GroupSummary]) -> list[Rankin
 
 def _sliced_rankings(
     targets: Mapping[str, TargetSummary], slice_of: Callable[[TargetSummary], Mapping]
-) -> dict[str, list[RankingEntry]]:
+) -> dict[str, list[SliceRankingEntry]]:
     """One ranking per slice (requirement or capability) over the targets that ran it."""
     keys = sorted({key for summary in targets.values() for key in slice_of(summary)})
     return {
@@ -538,7 +539,9 @@ def build_report(
         for name, summary in targets.items()
     }
     any_fault = {rid for flags in fault_flags.values() for rid, hit in flags.items() if hit}
-    ranking = _ranking(targets)
+    ranking = [
+        RankingEntry(target=e.target, pass_rate=e.pass_rate, rank=e.rank) for e in _ranking(targets)
+    ]
     by_requirement = _sliced_rankings(targets, lambda s: s.by_requirement)
     taus = sorted(set(default_taus(snapshot.config.cases)) | {snapshot.config.threshold})
     joint_valid = {rid: count.joint_valid for rid, count in validity.families.items()}

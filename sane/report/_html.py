@@ -93,9 +93,18 @@ def _spread(normalised: Mapping[str, list[float | None]]) -> float | None:
     return round(max(means) - min(means), 4) if len(means) > 1 else None
 
 
-def _fault_row(index: int, fault: FaultEvidence) -> dict[str, Any]:
-    """One fault as compact JSON for the page's script (keys kept short on purpose)."""
-    segments = diff_variants(fault.variants, _reference_role(fault.relation_spec, fault.variants))
+def _fault_row(
+    index: int, fault: FaultEvidence, diffs: dict[str, list[list[Any]]]
+) -> dict[str, Any]:
+    """One fault as compact JSON for the page's script (keys kept short on purpose).
+
+    ``diffs`` memoises the word diff per case: several targets often fault on one case."""
+    if fault.case_id not in diffs:
+        reference = _reference_role(fault.relation_spec, fault.variants)
+        diffs[fault.case_id] = [
+            [role, [list(s) for s in segs]]
+            for role, segs in diff_variants(fault.variants, reference).items()
+        ]
     return {
         "i": index,
         "t": fault.target,
@@ -108,7 +117,7 @@ def _fault_row(index: int, fault: FaultEvidence) -> dict[str, Any]:
         "tol": fault.tolerance,
         "ex": fault.example_index,
         "det": fault.detail,
-        "v": [[role, [list(s) for s in segs]] for role, segs in segments.items()],
+        "v": diffs[fault.case_id],
         "s": fault.scores,
         "n": fault.normalised,
         "gap": _spread(fault.normalised),
@@ -185,8 +194,9 @@ def render_html(
 ) -> str:
     """The report as one HTML page; ``recipes`` add each fault's instruction and rationale."""
     capability_names = _capability_names(report, capabilities)
+    diffs: dict[str, list[list[Any]]] = {}
     data = {
-        "faults": [_fault_row(i, f) for i, f in enumerate(report.faults)],
+        "faults": [_fault_row(i, f, diffs) for i, f in enumerate(report.faults)],
         "recipes": _recipe_rows(report, recipes, capability_names),
         "capabilities": capability_names,
         "pageSize": page_size,

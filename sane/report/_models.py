@@ -128,15 +128,20 @@ class TargetSummary(_Model):
 
 
 class RankingEntry(_Model):
-    """Position by pass rate; ties share the rank, targets without a pass rate get None.
-
-    ``ci`` is the percentile bootstrap interval of the pass rate over the judged cases;
-    ``cases`` counts those judged cases (passes + faults).
-    """
+    """Position by pass rate; ties share the rank, targets without a pass rate get None."""
 
     target: str
     pass_rate: float | None
     rank: int | None
+
+
+class SliceRankingEntry(RankingEntry):
+    """A position in a per-requirement or per-capability ranking.
+
+    ``ci`` is the percentile bootstrap interval of the pass rate over the slice's judged
+    cases; ``cases`` counts those judged cases (passes + faults).
+    """
+
     ci: tuple[float, float] | None = None
     cases: int = 0
 
@@ -220,8 +225,8 @@ class Report(_Model):
     targets: dict[str, TargetSummary]
     ranking: list[RankingEntry]
     span: float | None = None
-    ranking_by_requirement: dict[str, list[RankingEntry]] = Field(default_factory=dict)
-    ranking_by_capability: dict[str, list[RankingEntry]] = Field(default_factory=dict)
+    ranking_by_requirement: dict[str, list[SliceRankingEntry]] = Field(default_factory=dict)
+    ranking_by_capability: dict[str, list[SliceRankingEntry]] = Field(default_factory=dict)
     span_by_requirement: dict[str, float | None] = Field(default_factory=dict)
     human_alignment: HumanAlignment | None = None
     threshold_sensitivity: list[ThresholdRow] = Field(default_factory=list)

@@ -34,21 +34,47 @@ def _merge(marked: list[tuple[str, str]]) -> list[Segment]:
     return [(kind, text) for kind, text in merged]
 
 
+def _gaps(toks: list[str], at: list[int]) -> list[tuple[int, int]]:
+    """Token ranges before, between and after the content tokens at indexes ``at``."""
+    bounds = [-1, *at, len(toks)]
+    return [(a + 1, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
 def _changed_spans(reference: list[str], other: list[str]) -> tuple[set[int], set[int]]:
-    """Indexes of reference tokens removed/replaced, and of other tokens added/replaced."""
+    """Indexes of reference tokens removed/replaced, and of other tokens added/replaced.
+
+    Words and punctuation are matched first (whitespace runs repeat so often that
+    matching them too would make the diff quadratic); then, between two matched words,
+    differing whitespace is marked too, so a re-spacing or an added blank line shows."""
+    ref_at = [i for i, t in enumerate(reference) if not t.isspace()]
+    other_at = [j for j, t in enumerate(other) if not t.isspace()]
+    matcher = SequenceMatcher(
+        None, [reference[i] for i in ref_at], [other[j] for j in other_at], autojunk=False
+    )
     removed, added = set(), set()
-    matcher = SequenceMatcher(None, reference, other, autojunk=False)
+    ref_gaps, other_gaps = _gaps(reference, ref_at), _gaps(other, other_at)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
+        if op != "equal":
+            removed.update(ref_at[i1:i2])
+            added.update(other_at[j1:j2])
             continue
-        removed.update(i for i in range(i1, i2) if not reference[i].isspace())
-        added.update(j for j in range(j1, j2) if not other[j].isspace())
+        # gaps i1+1..i2-1 lie between matched words; the edge gaps (before the first
+        # word, after the last) are compared too when the whole text matches around them
+        for gap in range(i1 if i1 == 0 and j1 == 0 else i1 + 1, i2 + 1):
+            if gap == i2 and not (i2 == len(ref_at) and j2 == len(other_at)):
+                continue
+            (a, b), (c, d) = ref_gaps[gap], other_gaps[j1 + gap - i1]
+            if reference[a:b] != other[c:d]:
+                removed.update(range(a, b))
+                added.update(range(c, d))
     return removed, added
 
 
 def _mark(toks: list[str], changed: set[int], kind: str) -> list[Segment]:
     bridged = changed | {
-        i for i, t in enumerate(toks) if t.isspace() and i - 1 in changed and i + 1 in changed
+        i
+        for i, t in enumerate(toks)
+        if t.isspace() and i - 1 in changed and i + 1 in changed and not toks[i - 1].isspace()
     }
     return _merge([(kind if i in bridged else "=", t) for i, t in enumerate(toks)])
 

@@ -206,6 +206,52 @@ def _variant_records(spec: ScorerSpec, case: Case, roles: list[str]) -> dict[str
     return {role: {**case.example, spec.scored_field: case.variants[role]} for role in roles}
 
 
+def _repeats(recipe: Recipe, repeats: int) -> int:
+    relation = recipe.relation
+    return relation.repeats if isinstance(relation, RepeatableRelation) else repeats
+
+
+def _error_record(
+    target: Target, recipe: Recipe, case: Case, tolerance: float, error: str
+) -> ExecutionRecord:
+    return ExecutionRecord(
+        target=target.name,
+        case_id=case.id,
+        recipe_id=recipe.id,
+        scores={},
+        tolerance=tolerance,
+        verdict=Verdict.error,
+        error=_one_line(error),
+    )
+
+
+def _verdict_record(
+    target: Target,
+    spec: ScorerSpec,
+    recipe: Recipe,
+    case: Case,
+    tolerance: float,
+    raw: dict[str, list[float]],
+) -> ExecutionRecord:
+    """Normalise a case's checked raw scores and check the recipe's relation on them."""
+    normalised: dict[str, list[float | None]] = {
+        role: [normalise(v, target.contract, spec.output) for v in values]
+        for role, values in raw.items()
+    }
+    result = check_relation(recipe.relation, normalised, tolerance, spec.output.higher_is_better)
+    return ExecutionRecord(
+        target=target.name,
+        case_id=case.id,
+        recipe_id=recipe.id,
+        scores=dict(raw),
+        normalised=normalised,
+        tolerance=tolerance,
+        verdict=result.verdict,
+        detail=result.detail,
+        error=result.detail if result.verdict == Verdict.error else None,
+    )
+
+
 async def run_case(
     target: Target,
     spec: ScorerSpec,
@@ -217,39 +263,85 @@ async def run_case(
     timeout_s: float,
 ) -> ExecutionRecord:
     """Score a case's variants with `target` and check the recipe's relation."""
-    relation = recipe.relation
-    base = {"target": target.name, "case_id": case.id, "recipe_id": recipe.id}
     if case.error:
-        return ExecutionRecord(
-            **base,
-            scores={},
-            tolerance=tolerance,
-            verdict=Verdict.error,
-            error=f"case {case.id} was not generated: {_one_line(case.error)}",
-        )
-    n = relation.repeats if isinstance(relation, RepeatableRelation) else repeats
+        error = f"case {case.id} was not generated: {case.error}"
+        return _error_record(target, recipe, case, tolerance, error)
     try:
-        records = _variant_records(spec, case, relation_roles(relation))
-        raw = await score_variants(target, records, n, timeout_s)
+        records = _variant_records(spec, case, relation_roles(recipe.relation))
+        raw = await score_variants(target, records, _repeats(recipe, repeats), timeout_s)
     except (ScorerError, LLMError) as exc:
-        return ExecutionRecord(
-            **base,
-            scores={},
-            tolerance=tolerance,
-            verdict=Verdict.error,
-            error=_one_line(str(exc)),
+        return _error_record(target, recipe, case, tolerance, str(exc))
+    return _verdict_record(target, spec, recipe, case, tolerance, raw)
+
+
+def batchable(target: Target, recipe: Recipe, case: Case, repeats: int) -> bool:
+    """Whether a case can join a cross-case batch: the target has score_batch and one
+    score per variant loses nothing (deterministic, or a single repeat)."""
+    once = target.deterministic or _repeats(recipe, repeats) == 1
+    return hasattr(target, "score_batch") and once and not case.error
+
+
+async def run_case_batch(
+    target: Target,
+    spec: ScorerSpec,
+    items: list[tuple[Recipe, Case]],
+    tolerance: float,
+    *,
+    repeats: int = 1,
+    timeout_s: float,
+) -> list[ExecutionRecord]:
+    """Score the variants of many cases in one `score_batch` call, then check each relation.
+
+    Local metrics encode lists far faster than single texts, so this is how a
+    batch-capable target runs a suite. An unusable score is an error of the case
+    it belongs to; a batch that fails as a whole is retried case by case, so every
+    error lands on the case that caused it and the other cases still get verdicts.
+    """
+    records: dict[int, ExecutionRecord] = {}
+    prepared: list[tuple[int, dict[str, dict[str, str]]]] = []
+    for i, (recipe, case) in enumerate(items):
+        try:
+            variants = _variant_records(spec, case, relation_roles(recipe.relation))
+            for role, record in variants.items():
+                _check_fields(target, role, record)
+        except ScorerError as exc:
+            records[i] = _error_record(target, recipe, case, tolerance, str(exc))
+            continue
+        prepared.append((i, variants))
+    flat = [(i, role, record) for i, variants in prepared for role, record in variants.items()]
+    try:
+        values = await _guarded(
+            target,
+            f"a batch of {len(flat)}",
+            target.score_batch([record for _, _, record in flat]),  # type: ignore[attr-defined]
+            timeout_s * max(1, len(flat)),
         )
-    normalised: dict[str, list[float | None]] = {
-        role: [normalise(v, target.contract, spec.output) for v in values]
-        for role, values in raw.items()
-    }
-    result = check_relation(relation, normalised, tolerance, spec.output.higher_is_better)
-    return ExecutionRecord(
-        **base,
-        scores=dict(raw),
-        normalised=normalised,
-        tolerance=tolerance,
-        verdict=result.verdict,
-        detail=result.detail,
-        error=result.detail if result.verdict == Verdict.error else None,
-    )
+        if not isinstance(values, list | tuple) or len(values) != len(flat):
+            raise ScorerError(
+                f"target {target.name}: score_batch returned "
+                f"{_one_line(repr(values))[:80]} for {len(flat)} records"
+            )
+    except ScorerError:
+        singles = await asyncio.gather(
+            *(
+                run_case(target, spec, *items[i], tolerance, repeats=repeats, timeout_s=timeout_s)
+                for i, _ in prepared
+            )
+        )
+        records.update({i: record for (i, _), record in zip(prepared, singles, strict=True)})
+        return [records[i] for i in range(len(items))]
+    raw: dict[int, dict[str, list[float]]] = {i: {} for i, _ in prepared}
+    errors: dict[int, str] = {}
+    for (i, role, _), value in zip(flat, values, strict=True):
+        try:
+            raw[i][role] = [_checked(target, role, value)] * _repeats(items[i][0], repeats)
+        except ScorerError as exc:
+            errors.setdefault(i, str(exc))
+    for i, _ in prepared:
+        recipe, case = items[i]
+        records[i] = (
+            _error_record(target, recipe, case, tolerance, errors[i])
+            if i in errors
+            else _verdict_record(target, spec, recipe, case, tolerance, raw[i])
+        )
+    return [records[i] for i in range(len(items))]

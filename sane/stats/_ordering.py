@@ -85,7 +85,7 @@ def recipe_ordering(
     contract: OutputContract,
 ) -> dict[str, OrderingStats]:
     """Ordering statistics per ``ordered`` recipe over its non-error executions."""
-    series: dict[str, list[dict[str, float]]] = Field(default_factory=dict)
+    series: dict[str, list[dict[str, float]]] = {}
     for execution in executions:
         recipe = recipes.get(execution.recipe_id)
         if recipe is None or not isinstance(recipe.relation, OrderedRelation):

@@ -33,6 +33,7 @@ from sane.records import (
     SuiteSnapshot,
     Vote,
 )
+from sane.suites.lock import SuiteLock
 
 SCHEMA_VERSION = 1
 _EXAMPLES = TypeAdapter(list[dict[str, str]])
@@ -43,26 +44,48 @@ def _now() -> str:
 
 
 class SuiteStore:
-    """Typed access to one suite file. Writes are committed one record at a time."""
+    """Typed access to one suite file. Writes are committed one record at a time.
 
-    def __init__(self, path: str | Path, *, create: bool = False) -> None:
+    `writer=True` (generate, execute) holds the suite's lock until `close`, so a
+    second writing run on the same file is refused (see sane.suites.lock).
+    """
+
+    def __init__(self, path: str | Path, *, create: bool = False, writer: bool = False) -> None:
         self.path = Path(path)
-        if not create:
-            _check_is_suite(self.path)
-        conn = sqlite3.connect(
-            self.path, timeout=30.0, isolation_level=None, check_same_thread=False
-        )
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA busy_timeout=30000")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        self.db = sqlite_utils.Database(conn)
-        if create:
-            self._create_tables()
+        self._lock: SuiteLock | None = None
+        if create and not self.path.parent.is_dir():
+            raise InputError(str(self.path), "--suite", "its directory does not exist")
+        if not create or self.path.exists():
+            # An existing file is checked read-only first: a foreign or newer file is
+            # refused before anything (even the WAL pragma) could change it.
+            _check_is_suite(self.path, blank_ok=create)
+        if writer:
+            self._lock = SuiteLock(self.path)
+            self._lock.acquire()
+        try:
+            conn = sqlite3.connect(
+                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self.db = sqlite_utils.Database(conn)
+            if create:
+                self._create_tables()
+        except BaseException:
+            if self._lock is not None:
+                self._lock.release()
+            raise
 
     # ------------------------------------------------------------------ schema
     def _create_tables(self) -> None:
         db = self.db
-        db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+        # The meta table is born with its schema version in one transaction, so a run
+        # killed here never leaves a file that a rerun would refuse as "not a suite".
+        db.conn.executescript(
+            "BEGIN; CREATE TABLE IF NOT EXISTS [meta] ([key] TEXT PRIMARY KEY, [value] TEXT); "
+            f"INSERT OR IGNORE INTO [meta] VALUES ('schema_version', '{SCHEMA_VERSION}'); COMMIT;"
+        )
         db["capabilities"].create({"id": str, "seq": int, "json": str}, pk="id", if_not_exists=True)
         db["recipes"].create({"id": str, "seq": int, "json": str}, pk="id", if_not_exists=True)
         db["cases"].create(
@@ -305,9 +328,11 @@ class SuiteStore:
         self.db.execute("delete from errors where stage = ?", [stage])
 
     def errors(self) -> list[dict[str, str]]:
+        """Sorted by content, not insertion: concurrent stages log in any order."""
+        order = "order by stage, subject, target, message, id"
         return [
             {k: str(v) for k, v in row.items() if k != "id"}
-            for row in self.db.query("select * from errors order by id")
+            for row in self.db.query(f"select * from errors {order}")
         ]
 
     # ----------------------------------------------------------------- snapshot
@@ -332,23 +357,42 @@ class SuiteStore:
 
     def close(self) -> None:
         self.db.conn.close()
+        if self._lock is not None:
+            self._lock.release()
 
 
-def _check_is_suite(path: Path) -> None:
-    """Refuse a file that is missing, not SQLite, not a suite, or from a newer schema."""
+def _check_is_suite(path: Path, *, blank_ok: bool = False) -> None:
+    """Refuse a file that is missing, not SQLite, not a suite, or from a newer schema.
+
+    With `blank_ok` (creating a suite) an empty file or an SQLite file without any
+    table is accepted as new: a run killed before its first table leaves one.
+    """
     if not path.is_file():
-        raise InputError(str(path), None, "suite file not found")
+        raise InputError(
+            str(path), None, "suite file not found" if not path.exists() else "not a file"
+        )
+    if blank_ok and path.stat().st_size == 0:
+        return
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
-            row = conn.execute("select value from meta where key = 'schema_version'").fetchone()
+            tables = {r[0] for r in conn.execute("select name from sqlite_master")}
+            row = None
+            if "meta" in tables:
+                query = "select value from meta where key = 'schema_version'"
+                row = conn.execute(query).fetchone()
         finally:
             conn.close()
     except sqlite3.DatabaseError:
         raise InputError(str(path), None, "not a sane suite (not an SQLite suite file)") from None
+    if blank_ok and not tables:
+        return
     if row is None:
         raise InputError(str(path), "schema_version", "not a sane suite (no schema version)")
-    version = json.loads(row[0])
+    try:
+        version = json.loads(row[0])
+    except (TypeError, ValueError):
+        version = row[0]
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise InputError(
             str(path),

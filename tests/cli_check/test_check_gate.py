@@ -1,7 +1,8 @@
 """`sane check`: exit codes per threshold on the executed tiny suite, and its summary.
 
-The suite (tests/fixtures/tiny_script.yaml): careful 0 faults, lazy 3 faults (all
-monotonicity), broken 0 faults and 3 errors.
+The suite (tests/fixtures/tiny_script.yaml): careful passes everything, lazy faults on
+monotonicity cases, broken only errors. Limits are set at and one under the suite's own
+counts, so each test pins the boundary.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from sane import api
 from sane.cli import app
 
 
@@ -18,35 +20,66 @@ def check(suite: Path, *args: str):
     return CliRunner().invoke(app, ["check", str(suite), *args])
 
 
+@pytest.fixture
+def counts(suite: Path) -> dict:
+    """The suite's own numbers, so the limits below sit exactly at and just under them."""
+    report = api.report(suite)
+    assert report.targets["lazy"].faults > 0 and report.targets["careful"].faults == 0
+    return {
+        "faults": max(t.faults for t in report.targets.values()),
+        "mono": max(
+            g.faults
+            for t in report.targets.values()
+            for r, g in t.by_requirement.items()
+            if r == "monotonicity"
+        ),
+        "errors": max(report.errors.by_target.values()),
+    }
+
+
 @pytest.mark.parametrize(
-    ("args", "code"),
+    ("template", "offset", "code"),
     [
-        (["--max-faults", "3"], 0),  # lazy has exactly 3: the limit is inclusive
-        (["--max-faults", "2"], 1),
-        (["--max-faults", "0", "--target", "careful"], 0),
-        (["--max-faults", "0", "--target", "careful", "--target", "lazy"], 1),
-        (["--max-faults-per-requirement", "monotonicity=3"], 0),
-        (["--max-faults-per-requirement", "monotonicity=2"], 1),
-        (["--max-faults-per-requirement", "robustness=0"], 0),  # no robustness case ran
-        (["--max-errors", "3"], 0),
-        (["--max-errors", "2"], 1),
-        (["--max-faults", "5", "--max-errors", "2"], 1),  # any limit failing fails the gate
+        (["--max-faults", "{faults}"], 0, 0),  # the limit is inclusive
+        (["--max-faults", "{faults}"], -1, 1),
+        (["--max-faults-per-requirement", "monotonicity={mono}"], 0, 0),
+        (["--max-faults-per-requirement", "monotonicity={mono}"], -1, 1),
+        (["--max-errors", "{errors}"], 0, 0),
+        (["--max-errors", "{errors}"], -1, 1),
     ],
 )
-def test_exit_codes_per_threshold(suite: Path, args: list[str], code: int) -> None:
+def test_exit_codes_per_threshold(
+    suite: Path, counts: dict, template: list[str], offset: int, code: int
+) -> None:
+    args = [a.format(**{k: v + offset for k, v in counts.items()}) for a in template]
     result = check(suite, *args)
     assert result.exit_code == code, result.output
 
 
-def test_summary_names_the_failing_target_and_limit(suite: Path) -> None:
-    result = check(suite, "--max-faults", "2", "--max-faults-per-requirement", "monotonicity=1")
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["--max-faults", "0", "--target", "careful"], 0),
+        (["--max-faults", "0", "--target", "careful", "--target", "lazy"], 1),
+        (["--max-faults-per-requirement", "robustness=0"], 0),  # no robustness case ran
+        (["--max-faults", "1000", "--max-errors", "0"], 1),  # one failing limit fails the gate
+    ],
+)
+def test_exit_codes_per_target_and_combination(suite: Path, args: list[str], code: int) -> None:
+    result = check(suite, *args)
+    assert result.exit_code == code, result.output
+
+
+def test_summary_names_the_failing_target_and_limit(suite: Path, counts: dict) -> None:
+    lazy = counts["faults"]
+    result = check(suite, "--max-faults", "0", "--max-faults-per-requirement", "monotonicity=0")
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert lines[0].startswith("## sane check: tiny-faithfulness") and "FAILED" in lines[0]
-    assert "| lazy | faults | 3 | 2 | **FAIL** |" in lines
-    assert "| lazy | faults[monotonicity] | 3 | 1 | **FAIL** |" in lines
-    assert "| careful | faults | 0 | 2 | pass |" in lines
-    assert "| broken | faults | 0 | 2 | pass |" in lines
+    assert f"| lazy | faults | {lazy} | 0 | **FAIL** |" in lines
+    assert f"| lazy | faults[monotonicity] | {lazy} | 0 | **FAIL** |" in lines
+    assert "| careful | faults | 0 | 0 | pass |" in lines
+    assert "| broken | faults | 0 | 0 | pass |" in lines
     assert "2 limit(s) exceeded or unmet." in result.stdout
 
 

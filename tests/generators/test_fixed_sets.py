@@ -39,7 +39,9 @@ def _spec(higher_is_better: bool) -> ScorerSpec:
 
 def test_every_shipped_set_is_listed() -> None:
     assert fixed_set_names() == sorted(INVENTORY)
-    assert available_generators() == ["derived"] + [f"fixed:{n}" for n in sorted(INVENTORY)]
+    listed = available_generators()
+    assert listed[0] == "derived"
+    assert {f"fixed:{n}" for n in INVENTORY} <= set(listed)
 
 
 @pytest.mark.parametrize("name", sorted(INVENTORY))

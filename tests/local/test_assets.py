@@ -41,8 +41,12 @@ def _register(monkeypatch: pytest.MonkeyPatch, asset: ModelAsset) -> ModelAsset:
     return asset
 
 
-def _concat_asset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunks: list[bytes],
-                  weights: Checksum | None = None) -> ModelAsset:
+def _concat_asset(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    chunks: list[bytes],
+    weights: Checksum | None = None,
+) -> ModelAsset:
     return _register(
         monkeypatch,
         ModelAsset(

@@ -26,7 +26,9 @@ def _context(llm: object | None = None) -> BuildContext:
 
 
 def _target(metric: str, llm: object | None = None, **extra: object):
-    config = TargetConfig(name="t", kind="builtin", metric=metric, reference_field="source", **extra)
+    config = TargetConfig(
+        name="t", kind="builtin", metric=metric, reference_field="source", **extra
+    )
     return build_target(config, _context(llm))
 
 
@@ -60,7 +62,9 @@ async def test_embedding_cosine_encodes_each_text_once(monkeypatch):
 
 
 async def test_a_value_outside_the_contract_is_an_error(monkeypatch):
-    monkeypatch.setattr(local_embedding, "encode", lambda name, texts: np.full((len(texts), 1), 2.0))
+    monkeypatch.setattr(
+        local_embedding, "encode", lambda name, texts: np.full((len(texts), 1), 2.0)
+    )
     with pytest.raises(ScorerError, match="outside its contract"):
         await _target("embed_mpnet").score({"summary": "x", "source": "y"})
 
@@ -102,16 +106,17 @@ class FakeLLM:
         self.fail = fail
         self.calls: list[dict[str, object]] = []
 
-    async def structured(self, model, messages, schema, *, task, sample_index=0,
-                         temperature=None, max_tokens=None):
+    async def structured(
+        self, model, messages, schema, *, task, sample_index=0, temperature=None, max_tokens=None
+    ):
         self.calls.append({"model": model, "task": task, "sample_index": sample_index})
         if self.fail:
             raise LLMError(model, "provider down")
         user = messages[-1]["content"]
         source = user.split("<<<")[1].split(">>>")[0].lower()
-        statement = user.split("<<<")[3].split(">>>")[0].strip().rstrip(".").lower()
+        statement = user.split("<<<")[2].split(">>>")[0].strip().rstrip(".").lower()
         supported = all(word in source for word in statement.split())
-        return schema(rationale="checked", supported=supported)
+        return schema(evidence="none", supported=supported)
 
 
 async def test_entailment_is_the_supported_fraction():

@@ -3,7 +3,7 @@
 
 Hand-worked expectations (1 capability, 1 recipe, n=6 cases, tau=3, k=3 votes):
 - case 1: the case writer answers 503 on every attempt -> case error, no votes;
-- case 2: every realization vote gets 500 -> 3 unresolved votes -> not realized;
+- case 2: every realization vote gets 500 -> unresolved votes -> not realized;
 - case 3: every applicability vote gets a non-JSON body -> unresolved -> not applicable;
 - cases 0, 4, 5 are joint-valid: 3 = tau, the family is validated;
 - the llm_judge target gets 429 (Retry-After: 0) forever on case 5's perturbed text ->
@@ -116,26 +116,29 @@ def test_permanent_faults_are_errors_never_votes_or_scores(
     assert (funnel["joint_valid_cases"], funnel["validated_families"]) == (3, 1)
     assert funnel["unresolved"] == {"alignment": 0, "realization": 1, "applicability": 1}
 
-    errors = report["errors"]
-    print(json.dumps(errors, indent=1))
-    assert errors["by_stage"] == {"cases": 1, "vote:applicability": 3, "vote:realization": 3}
-    assert errors["by_target"] == {"http-judge": 1}
-    assert "ServiceUnavailableError" in next(e["message"] for e in errors["items"]
-                                             if e["stage"] == "cases")
-
     # No error became a vote, a score, a pass or a fault.
     store = SuiteStore(suite)
     realization = store.decisions(Question.realization)
     applicability = store.decisions(Question.applicability)
     store.close()
     assert "rec-1-1/case-1" not in realization  # the failed case got no votes at all
-    for decision, cause in (
-        (realization["rec-1-1/case-2"], "InternalServerError"),
-        (applicability["rec-1-1/case-3"], "Expecting value"),
+    failed_votes = {}
+    for stage, decision, cause in (
+        ("vote:realization", realization["rec-1-1/case-2"], "InternalServerError"),
+        ("vote:applicability", applicability["rec-1-1/case-3"], "Expecting value"),
     ):
         assert decision.decision is Decision.unresolved
+        # The panel may stop early once the outcome is settled, but never before 2 votes.
+        assert len(decision.votes) >= 2
         assert all(v.decision is Decision.unresolved and cause in (v.error or "")
                    for v in decision.votes)
+        failed_votes[stage] = len(decision.votes)
+
+    errors = report["errors"]
+    assert errors["by_stage"] == {"cases": 1} | failed_votes
+    assert errors["by_target"] == {"http-judge": 1}
+    assert "ServiceUnavailableError" in next(e["message"] for e in errors["items"]
+                                             if e["stage"] == "cases")
     verdicts = {(r.target, r.case_id.split("/")[-1]): r for r in records}
     assert sorted(verdicts) == sorted(
         (t, f"case-{i}") for t in ("careful", "http-judge") for i in (0, 4, 5)
@@ -152,7 +155,7 @@ def test_permanent_faults_are_errors_never_votes_or_scores(
 
     # Each permanent fault was tried exactly ATTEMPTS times per call, and every attempt
     # is an error call record.
-    failing_calls = 1 + 3 + 3 + 1
+    failing_calls = 1 + sum(failed_votes.values()) + 1
     assert report["calls"]["errors"] == ATTEMPTS * failing_calls
     bodies = [json.dumps(b) for b in fault_server.requests]
     assert sum("Case number: 1\\n" in b for b in bodies) == ATTEMPTS

@@ -198,3 +198,7 @@ async def page(browser: Browser) -> AsyncIterator[Page]:
 def kit() -> Any:
     """``kit.make_snapshot``, ``kit.Plan``, ``kit.run``: suites in a few lines."""
     return KIT
+
+
+# The `sane check` tests' builder of the tiny scripted suite (a real suite file).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli_check"))

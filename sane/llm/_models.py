@@ -1,0 +1,60 @@
+"""Refuse a model string no route can serve before a run starts, not after a paid stage.
+
+An unknown provider would otherwise surface as a failed capability stage (exit 1)
+after the suite file is created; checked up front it is bad input (exit 2) that
+names the option or spec field. Custom prefixes check their own names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sane.errors import InputError
+
+ModelCheck = Callable[[str], str | None]
+
+
+def _scripted(model: str) -> str | None:
+    return None
+
+
+def _local(model: str) -> str | None:
+    from sane.local.assets import ASSETS
+
+    name = model.split("/", 1)[1] if "/" in model else ""
+    if name in ASSETS:
+        return None
+    return f"unknown local model '{name}' (known: {', '.join(sorted(ASSETS))})"
+
+
+def _litellm(model: str) -> str | None:
+    import litellm
+
+    from sane.llm._litellm import ensure_litellm_ready
+
+    ensure_litellm_ready()  # quiet: litellm prints a banner on unknown providers otherwise
+    try:
+        litellm.get_llm_provider(model)
+    except Exception:  # noqa: BLE001 - litellm raises several types for an unknown provider
+        return (
+            f"unknown model '{model}': no provider for it (use a litellm string such as "
+            "openai/NAME, anthropic/NAME, ollama/NAME, or local/NAME, scripted)"
+        )
+    return None
+
+
+MODEL_CHECKS: dict[str, ModelCheck] = {"scripted": _scripted, "local": _local}
+
+
+def model_problem(model: str) -> str | None:
+    """Why `model` cannot be called, or None if a route can serve it."""
+    if not model.strip():
+        return "the model string is empty"
+    return MODEL_CHECKS.get(model.split("/", 1)[0], _litellm)(model)
+
+
+def check_model(model: str, field: str, file: str | None = None) -> None:
+    """Raise InputError naming `file` and `field` if `model` cannot be called."""
+    problem = model_problem(model)
+    if problem is not None:
+        raise InputError(file, field, problem)

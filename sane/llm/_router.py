@@ -1,0 +1,141 @@
+"""Several deployments of one model behind a litellm Router, and per-provider rate limits.
+
+Why: one endpoint is often not enough for thousands of votes (its rate limit,
+its availability). A router file lists deployments in litellm's own format;
+`router/<model_name>` then load-balances over the deployments of that name and
+falls back as the file says. The client still does the retries itself (the
+router's own are off), so every attempt stays visible in the call records, and
+the cache key is the router model string, whichever deployment answered.
+
+Rate limits are requests per minute per provider prefix (`openai`, `router`,
+...), enforced by a leaky bucket before a call takes a concurrency slot.
+
+A router file::
+
+    model_list:
+      - model_name: judge
+        litellm_params: {model: openai/gpt-4o-mini, api_base: "http://a:8000/v1", rpm: 600}
+      - model_name: judge
+        litellm_params: {model: openai/gpt-4o-mini, api_base: "http://b:8000/v1", rpm: 600}
+    router_settings: {routing_strategy: simple-shuffle, fallbacks: [{judge: [judge-backup]}]}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from pathlib import Path
+from typing import Any
+
+import yaml
+from aiolimiter import AsyncLimiter
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sane.errors import InputError, LLMError
+from sane.llm._models import MODEL_CHECKS
+from sane.llm._providers import CallContext, Route, register_route
+from sane.llm._settings import LLMSettings
+
+PROVIDER = "router"
+# The client retries and times out each attempt itself; the router must not do it again.
+FORCED_SETTINGS = {"num_retries": 0}
+
+
+class Deployment(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    model_name: str = Field(min_length=1)
+    litellm_params: dict[str, Any]
+
+
+class RouterFile(BaseModel):
+    """A router file: litellm's model_list plus keyword arguments of litellm.Router."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_list: list[Deployment] = Field(min_length=1)
+    router_settings: dict[str, Any] = Field(default_factory=dict)
+
+
+def load_router(path: Path) -> tuple[Any, set[str]]:
+    """A litellm Router from a router file and its model names; a bad file is an InputError."""
+    import litellm
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        parsed = RouterFile.model_validate(data)
+    except OSError as exc:
+        raise InputError(str(path), "--router", f"cannot read the router file: {exc}") from None
+    except (yaml.YAMLError, ValidationError) as exc:
+        problem = " ".join(str(exc).split())[:300]
+        raise InputError(str(path), "--router", f"not a router file: {problem}") from None
+    missing = [d.model_name for d in parsed.model_list if "model" not in d.litellm_params]
+    if missing:
+        raise InputError(str(path), "model_list", f"deployment {missing[0]!r} lacks a model")
+    try:
+        router = litellm.Router(
+            model_list=[d.model_dump() for d in parsed.model_list],
+            **{**parsed.router_settings, **FORCED_SETTINGS},
+        )
+    except Exception as exc:  # noqa: BLE001 - litellm raises many types for a bad config
+        raise InputError(str(path), "router_settings", " ".join(str(exc).split())[:300]) from None
+    return router, {d.model_name for d in parsed.model_list}
+
+
+class RouterHolder:
+    """The client's router, loaded on first use; `router/NAME` must name a model group."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._path = path
+        self._router: Any = None
+        self._names: set[str] = set()
+
+    def get(self, model: str, group: str) -> Any:
+        if self._path is None:
+            raise LLMError(model, "a router/NAME model needs a router file (--router FILE)")
+        if self._router is None:
+            self._router, self._names = load_router(self._path)
+        if group not in self._names:
+            known = ", ".join(sorted(self._names))
+            raise LLMError(model, f"the router file has no model '{group}' (known: {known})")
+        return self._router
+
+
+class RateLimits:
+    """One leaky bucket per provider prefix and event loop, from requests-per-minute limits."""
+
+    def __init__(self, per_minute: dict[str, float]) -> None:
+        self._per_minute = per_minute
+        self._buckets: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, AsyncLimiter]
+        ] = weakref.WeakKeyDictionary()
+
+    def bucket(self, model: str) -> AsyncLimiter | None:
+        provider = model.split("/", 1)[0]
+        rpm = self._per_minute.get(provider)
+        if rpm is None:
+            return None
+        buckets = self._buckets.setdefault(asyncio.get_running_loop(), {})
+        if provider not in buckets:
+            # Capacity of one second's worth: steady at the limit, never a minute-long burst.
+            per_second = rpm / 60.0
+            buckets[provider] = (
+                AsyncLimiter(per_second, 1.0) if per_second >= 1 else AsyncLimiter(1, 60.0 / rpm)
+            )
+        return buckets[provider]
+
+
+@register_route(PROVIDER)
+def router_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
+    group = model.split("/", 1)[1] if "/" in model else ""
+    if not group:
+        raise LLMError(model, "a router model needs a name: router/<model_name>")
+    return Route(group, {}, priced=True, via_router=True)
+
+
+def _check_router_model(model: str) -> str | None:
+    name = model.split("/", 1)[1] if "/" in model else ""
+    return None if name else "a router model needs a name: router/<model_name>"
+
+
+MODEL_CHECKS.setdefault(PROVIDER, _check_router_model)

@@ -1,0 +1,305 @@
+"""Suite reproducibility: do two independently generated suites of one scorer agree?
+
+`sane compare SUITE_A SUITE_B` answers three questions (DESIGN section 8):
+
+- **Profiles**: per target run on both suites, the MAE between its requirement-level
+  profiles (mean normalised score change per requirement; behavioral-correctness paper,
+  section 3.6: ``MAE_assump(M) = mean_a |Delta_a^(A)(M) - Delta_a^(B)(M)|``). The MAE of the
+  per-requirement pass rates is given next to it.
+- **Rankings**: Kendall's tau-b (and Spearman's rho) between the two suites' pass rates
+  over their common targets, with bootstrap intervals.
+- **Recipes**: how many aligned recipes of one suite have a counterpart in the other, a
+  counterpart being the most similar recipe when its similarity reaches a threshold.
+  Similarity is the cosine of all-MiniLM-L6-v2 sentence embeddings of
+  ``"name. instruction"`` (threshold :data:`EMBEDDING_THRESHOLD`); when that embedded model
+  is not installed, difflib's ratio on the lower-cased texts (:data:`LEXICAL_THRESHOLD`).
+  The output says which was used.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from sane.errors import InputError, SaneError
+from sane.records import Decision, Recipe, SuiteSnapshot
+from sane.report import Report, build_report
+from sane.stats import ProfileDistance, RankCorrelation, profile_mae, rank_correlation
+from sane.suites.store import SuiteStore
+
+EMBEDDING_MODEL = "all-minilm-l6-v2"
+EMBEDDING_THRESHOLD = 0.7
+"""MiniLM cosine at which two recipe texts count as the same recipe: paraphrases of one
+instruction typically score above 0.75, different perturbations of one text below 0.6."""
+LEXICAL_THRESHOLD = 0.6
+"""difflib ratio at which two recipe texts count as the same recipe (fallback only)."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SuiteSide(_Model):
+    path: str
+    model: str
+    seed: int
+    created: str
+    aligned_recipes: int
+    validated_families: int
+
+
+class TargetReproducibility(_Model):
+    """One target's profile distance between the suites."""
+
+    profile: ProfileDistance
+    pass_rate_profile: ProfileDistance
+    pass_rate_a: float | None = None
+    pass_rate_b: float | None = None
+
+
+class RecipeMatch(_Model):
+    recipe: str
+    counterpart: str | None
+    similarity: float
+
+
+class RecipeMatching(_Model):
+    """Aligned recipes with a counterpart in the other suite, in both directions."""
+
+    method: str
+    threshold: float
+    a_total: int
+    b_total: int
+    a_matched: int
+    b_matched: int
+    a_fraction: float | None = None
+    b_fraction: float | None = None
+    matches_a: list[RecipeMatch] = Field(default_factory=list)
+    matches_b: list[RecipeMatch] = Field(default_factory=list)
+    note: str | None = None
+
+
+class SuiteComparison(_Model):
+    scorer: str
+    a: SuiteSide
+    b: SuiteSide
+    targets: dict[str, TargetReproducibility]
+    mean_profile_mae: float | None = None
+    ranking_agreement: RankCorrelation
+    recipes: RecipeMatching
+    only_in_a: list[str] = Field(default_factory=list)
+    only_in_b: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+# ------------------------------------------------------------------ similarity
+
+Similarity = Callable[[Sequence[str], Sequence[str]], np.ndarray]
+
+
+def lexical_similarity(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+    """difflib ratio of every pair of lower-cased, whitespace-normalised texts."""
+
+    def norm(text: str) -> str:
+        return " ".join(text.lower().split())
+
+    return np.array(
+        [[difflib.SequenceMatcher(None, norm(x), norm(y)).ratio() for y in b] for x in a]
+    ).reshape(len(a), len(b))
+
+
+def embedding_similarity(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+    """Cosine similarity of MiniLM sentence embeddings (raises if the model is missing)."""
+    from sane.local.embeddings import encode
+
+    vectors = encode(EMBEDDING_MODEL, list(a) + list(b))
+    return vectors[: len(a)] @ vectors[len(a) :].T
+
+
+def choose_similarity(method: str = "auto") -> tuple[str, Similarity, float]:
+    """(label, function, threshold) for ``auto`` / ``embedding`` / ``lexical``.
+
+    ``auto`` uses the embedded MiniLM model when it is installed and verified, and the
+    lexical ratio otherwise.
+    """
+    lexical = (f"lexical:difflib-ratio>={LEXICAL_THRESHOLD}", lexical_similarity, LEXICAL_THRESHOLD)
+    embedding = (
+        f"embedding:{EMBEDDING_MODEL}-cosine>={EMBEDDING_THRESHOLD}",
+        embedding_similarity,
+        EMBEDDING_THRESHOLD,
+    )
+    if method == "lexical":
+        return lexical
+    if method not in {"auto", "embedding"}:
+        raise InputError(
+            None, "--similarity", f"unknown method {method!r} (auto, embedding, lexical)"
+        )
+    try:
+        from sane.local.assets import resolve
+
+        resolve(EMBEDDING_MODEL)
+        import sentence_transformers  # noqa: F401
+    except (ImportError, SaneError):
+        if method == "embedding":
+            raise InputError(
+                None, "--similarity", f"the embedded model {EMBEDDING_MODEL} is not installed"
+            ) from None
+        return lexical
+    return embedding
+
+
+def recipe_text(recipe: Recipe) -> str:
+    return f"{recipe.name}. {recipe.instruction}"
+
+
+def _matches(
+    names: list[str], others: list[str], sims: np.ndarray, threshold: float
+) -> list[RecipeMatch]:
+    result = []
+    for i, name in enumerate(names):
+        if not others:
+            result.append(RecipeMatch(recipe=name, counterpart=None, similarity=0.0))
+            continue
+        j = int(np.argmax(sims[i]))
+        best = float(sims[i, j])
+        result.append(
+            RecipeMatch(
+                recipe=name, counterpart=others[j] if best >= threshold else None, similarity=best
+            )
+        )
+    return result
+
+
+def match_recipes(a: list[Recipe], b: list[Recipe], method: str = "auto") -> RecipeMatching:
+    """Counterparts of each aligned recipe of one suite in the other (both directions)."""
+    label, similarity, threshold = choose_similarity(method)
+    note = None
+    if a and b:
+        sims = similarity([recipe_text(r) for r in a], [recipe_text(r) for r in b])
+    else:
+        sims = np.zeros((len(a), len(b)))
+        note = "a suite has no aligned recipe: nothing to match"
+    ids_a, ids_b = [r.id for r in a], [r.id for r in b]
+    matches_a = _matches(ids_a, ids_b, sims, threshold)
+    matches_b = _matches(ids_b, ids_a, sims.T, threshold)
+    a_matched = sum(m.counterpart is not None for m in matches_a)
+    b_matched = sum(m.counterpart is not None for m in matches_b)
+    return RecipeMatching(
+        method=label,
+        threshold=threshold,
+        a_total=len(a),
+        b_total=len(b),
+        a_matched=a_matched,
+        b_matched=b_matched,
+        a_fraction=a_matched / len(a) if a else None,
+        b_fraction=b_matched / len(b) if b else None,
+        matches_a=matches_a,
+        matches_b=matches_b,
+        note=note,
+    )
+
+
+# ------------------------------------------------------------------ comparison
+
+
+def _aligned(snapshot: SuiteSnapshot) -> list[Recipe]:
+    return [
+        r
+        for r in snapshot.recipes
+        if (d := snapshot.alignment.get(r.id)) is not None and d.decision is Decision.yes
+    ]
+
+
+def _side(path: Path, snapshot: SuiteSnapshot, report: Report) -> SuiteSide:
+    return SuiteSide(
+        path=str(path),
+        model=snapshot.config.model,
+        seed=snapshot.config.seed,
+        created=snapshot.created,
+        aligned_recipes=report.validity.aligned_recipes,
+        validated_families=report.validity.validated_families,
+    )
+
+
+def _load(path: str | Path) -> SuiteSnapshot:
+    store = SuiteStore(path)
+    try:
+        return store.snapshot()
+    finally:
+        store.close()
+
+
+def compare_snapshots(
+    a: SuiteSnapshot,
+    b: SuiteSnapshot,
+    *,
+    paths: tuple[str | Path, str | Path] = ("A", "B"),
+    similarity: str = "auto",
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> SuiteComparison:
+    """Compare two suites of the same scorer (same spec name); InputError otherwise."""
+    if a.spec.name != b.spec.name:
+        raise InputError(
+            str(paths[1]), "spec.name", f"scorer {b.spec.name!r} is not {a.spec.name!r}"
+        )
+    warnings = []
+    if a.spec.criterion != b.spec.criterion:
+        warnings.append("the two suites' criteria differ in wording")
+    report_a = build_report(a, n_resamples=n_resamples, seed=seed)
+    report_b = build_report(b, n_resamples=n_resamples, seed=seed)
+    rated_a = {n for n, t in report_a.targets.items() if t.pass_rate is not None}
+    rated_b = {n for n, t in report_b.targets.items() if t.pass_rate is not None}
+    targets = {}
+    for name in sorted(rated_a & rated_b):
+        ta, tb = report_a.targets[name], report_b.targets[name]
+        targets[name] = TargetReproducibility(
+            profile=profile_mae(ta.profile.by_requirement, tb.profile.by_requirement),
+            pass_rate_profile=profile_mae(
+                {k: g.pass_rate for k, g in ta.by_requirement.items()},
+                {k: g.pass_rate for k, g in tb.by_requirement.items()},
+            ),
+            pass_rate_a=ta.pass_rate,
+            pass_rate_b=tb.pass_rate,
+        )
+    maes = [t.profile.mae for t in targets.values() if t.profile.mae is not None]
+    return SuiteComparison(
+        scorer=a.spec.name,
+        a=_side(Path(paths[0]), a, report_a),
+        b=_side(Path(paths[1]), b, report_b),
+        targets=targets,
+        mean_profile_mae=float(np.mean(maes)) if maes else None,
+        ranking_agreement=rank_correlation(
+            {n: report_a.targets[n].pass_rate for n in rated_a},  # type: ignore[misc]
+            {n: report_b.targets[n].pass_rate for n in rated_b},  # type: ignore[misc]
+            n_resamples=n_resamples,
+            seed=seed,
+        ),
+        recipes=match_recipes(_aligned(a), _aligned(b), similarity),
+        only_in_a=sorted(rated_a - rated_b),
+        only_in_b=sorted(rated_b - rated_a),
+        warnings=warnings,
+    )
+
+
+def compare_suites(
+    suite_a: str | Path,
+    suite_b: str | Path,
+    *,
+    similarity: str = "auto",
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> SuiteComparison:
+    """Load two suite files and compare them (see the module docstring)."""
+    return compare_snapshots(
+        _load(suite_a),
+        _load(suite_b),
+        paths=(suite_a, suite_b),
+        similarity=similarity,
+        n_resamples=n_resamples,
+        seed=seed,
+    )

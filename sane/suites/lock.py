@@ -1,0 +1,47 @@
+"""One writing run per suite file: a second `generate` or `execute` is refused at once.
+
+SQLite in WAL mode with a busy timeout keeps the file consistent under two
+writers, but two workflow runs on one suite would race for the same items and
+checkpoints and pay twice for the same calls. An OS file lock next to the suite
+(`SUITE.lock`, held through `filelock`, released by the kernel even when a run is
+killed with -9) makes the second run stop before it touches the suite. Readers
+(`sane report`, `sane rank`) take no lock: WAL lets them read during a run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from sane.errors import InputError
+
+LOCK_SUFFIX = ".lock"
+
+
+def lock_path(suite: Path) -> Path:
+    return suite.with_name(suite.name + LOCK_SUFFIX)
+
+
+class SuiteLock:
+    """A non-blocking exclusive lock on a suite file for the life of one run."""
+
+    def __init__(self, suite: Path) -> None:
+        self.suite = suite
+        self._lock = FileLock(str(lock_path(suite)), timeout=0)
+
+    def acquire(self) -> None:
+        """Take the lock, or raise InputError if another run holds it."""
+        try:
+            self._lock.acquire()
+        except Timeout:
+            raise InputError(
+                str(self.suite),
+                None,
+                "another sane run is writing this suite (lock "
+                f"{lock_path(self.suite).name}); wait for it to finish or use another --suite",
+            ) from None
+
+    def release(self) -> None:
+        if self._lock.is_locked:
+            self._lock.release()

@@ -1,0 +1,116 @@
+"""`sane view`: the loopback server follows a suite while it is executed.
+
+Real HTTP requests on 127.0.0.1; the suite is the tiny scripted one, generated first and
+executed while the server is up, as a user watching a run would see it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from suite_builder import build_tiny_suite, execute
+from typer.testing import CliRunner
+
+from sane.cli import app
+from sane.report._serve import make_server
+
+
+def get(url: str) -> tuple[int, str, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as reply:
+            return reply.status, reply.headers["Content-Type"], reply.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["Content-Type"], error.read().decode("utf-8")
+
+
+@pytest.fixture
+def generated(tmp_path: Path) -> Path:
+    build_tiny_suite(tmp_path, execute=False)
+    return tmp_path
+
+
+@pytest.fixture
+def served(generated: Path) -> Iterator[str]:
+    server = make_server(generated / "suite.db", port=0, interval_ms=200)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    yield f"http://{host}:{port}"
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=10)
+
+
+def test_server_updates_as_results_land(generated: Path, served: str) -> None:
+    assert served.startswith("http://127.0.0.1:")
+    status, kind, page = get(served + "/")
+    assert status == 200 and kind.startswith("text/html")
+    assert "sane report: tiny-faithfulness" in page and 'id="live-status"' in page
+    assert "connect-src 'self'" in page.replace("&#39;", "'")  # live polling is allowed
+    before = json.loads(get(served + "/state")[2])["generation"]
+    assert json.loads(get(served + "/state")[2])["generation"] == before  # nothing changed
+    assert json.loads(get(served + "/report.json")[2])["targets"] == {}
+
+    execute(generated)  # another connection writes the results
+
+    after = json.loads(get(served + "/state")[2])["generation"]
+    assert after != before
+    report = json.loads(get(served + "/report.json")[2])
+    assert report["targets"]["lazy"]["faults"] > 0
+    page = get(served + "/")[2]
+    assert f'"generation":{after}' in page and '"t":"lazy"' in page
+    assert get(served + "/nope")[0] == 404
+
+
+async def test_open_page_reloads_when_results_land(generated: Path, served: str, page) -> None:
+    await page.open(served + "/")
+    await page.wait_for("document.documentElement.getAttribute('data-ready') === '1'")
+    assert await page.js("document.querySelectorAll('.fault').length") == 0
+    await page.js("window.__beforeReload = true")
+
+    await asyncio.to_thread(execute, generated)  # execute runs its own event loop
+
+    await page.wait_for(
+        "!window.__beforeReload && document.documentElement.getAttribute('data-ready') === '1'"
+        " && document.querySelectorAll('.fault').length > 0",
+        timeout=30,
+    )
+    await page.wait_for(  # the reloaded page keeps polling
+        "document.getElementById('live-status').textContent.startsWith('live, checked')"
+    )
+    assert page.problems() == []
+
+
+def test_view_command_serves_on_loopback(generated: Path) -> None:
+    sane = Path(sys.executable).with_name("sane")  # the installed console script
+    process = subprocess.Popen(
+        [str(sane), "view", str(generated / "suite.db"), "--port", "0", "--no-open"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url, line
+        status, _, page = get(url.group(0))
+        assert status == 200 and "sane report: tiny-faithfulness" in page
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_view_refuses_a_file_that_is_not_a_suite(tmp_path: Path) -> None:
+    (tmp_path / "x.db").write_text("not sqlite")
+    result = CliRunner().invoke(app, ["view", str(tmp_path / "x.db"), "--no-open"])
+    assert result.exit_code == 2 and "not a sane suite" in result.stderr

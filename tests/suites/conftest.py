@@ -1,0 +1,81 @@
+"""A scripted scorer with four targets whose pass rates differ, and helpers to build suites."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+import sane
+from sane.llm import LLMSettings
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+HERE = Path(__file__).resolve().parent
+
+TARGETS = [
+    {"name": "careful", "kind": "python", "ref": "suite_targets:careful"},
+    {"name": "spacey", "kind": "python", "ref": "suite_targets:spacey"},
+    {"name": "lazy", "kind": "python", "ref": "suite_targets:constant"},
+    {"name": "broken", "kind": "python", "ref": "suite_targets:broken"},
+]
+
+
+def write_spec(workdir: Path, name: str = "tiny-faithfulness", criterion: str | None = None) -> Path:
+    spec = yaml.safe_load((FIXTURES / "tiny_spec.yaml").read_text())
+    spec["name"] = name
+    if criterion:
+        spec["criterion"] = criterion
+    spec["targets"] = TARGETS
+    path = workdir / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+@pytest.fixture
+def suite_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("tiny_examples.jsonl", "tiny_script.yaml"):
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    write_spec(tmp_path)
+    monkeypatch.syspath_prepend(str(HERE))
+    sys.modules.pop("suite_targets", None)
+    return tmp_path
+
+
+@pytest.fixture
+def scripted(suite_dir: Path) -> LLMSettings:
+    return LLMSettings(
+        cache_path=suite_dir / "cache.db", script_path=suite_dir / "tiny_script.yaml", backoff_s=0.0
+    )
+
+
+def build_suite(
+    workdir: Path,
+    settings: LLMSettings,
+    suite: str,
+    *,
+    seed: int = 0,
+    spec: str = "tiny-faithfulness",
+    generator: str = "derived",
+    execute: bool = True,
+) -> Path:
+    """Generate (n=4, tau=2: two validated families) and execute every target."""
+    path = workdir / suite
+    sane.generate(
+        workdir / f"{spec}.yaml",
+        suite=path,
+        model="scripted",
+        votes=3,
+        cases=4,
+        tau=2,
+        seed=seed,
+        max_capabilities=2,
+        recipes_per_capability=2,
+        generator=generator,
+        llm=settings,
+    )
+    if execute:
+        sane.execute(path, llm=settings, timeout_s=5)
+    return path
