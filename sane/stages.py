@@ -11,7 +11,7 @@ import asyncio
 
 from sane import agents
 from sane._runtime import RunContext, _no_progress, run_all
-from sane.errors import LLMError, SaneError
+from sane.errors import BudgetExceeded, LLMError, SaneError
 from sane.generators import get_generator
 from sane.prompts import messages
 from sane.records import (
@@ -290,6 +290,8 @@ async def _execute_target(
 ) -> None:
     try:
         tolerance = await _tolerance(ctx, name, target, sample)
+    except BudgetExceeded:
+        raise  # a budget stop ends the run (resumable); it is no scorer error
     except SaneError as exc:
         # Without a tolerance no relation can be checked: every case is an error.
         ctx.store.put_error("tolerance", name, str(exc), target=name)

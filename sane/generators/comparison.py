@@ -73,6 +73,23 @@ class Comparison(_Model):
         default_factory=dict,
         description="first column's validated families / each other column's (None if 0)",
     )
+    differences: list[str] = Field(
+        default_factory=list,
+        description="generation settings that differ between the suites (a fair comparison "
+        "has none besides the generator)",
+    )
+
+
+_SETTINGS = ("model", "oracle_models", "votes", "cases", "threshold", "seed", "temperature")
+
+
+def _differences(snapshots: list[SuiteSnapshot]) -> list[str]:
+    found = []
+    for setting in _SETTINGS:
+        values = [getattr(s.config, setting) for s in snapshots]
+        if any(v != values[0] for v in values[1:]):
+            found.append(f"{setting}: " + ", ".join(str(v) for v in values))
+    return found
 
 
 def _ratio(numerator: int, denominator: int) -> float | None:
@@ -167,6 +184,7 @@ def compare_snapshots(items: list[tuple[SuiteSnapshot, str | Path]]) -> Comparis
             c.generator: _ratio(reference.validated_families, c.validated_families)
             for c in columns[1:]
         },
+        differences=_differences([snapshot for snapshot, _ in items]),
     )
 
 

@@ -86,18 +86,25 @@ class ResponseCache:
                 if_not_exists=True,
             )
 
+    # get and put are on the path of every call, so they are plain statements: sqlite-utils'
+    # rows_where/upsert inspect the schema first and cost a millisecond a call.
     def get(self, key: str) -> CachedResponse | None:
         with self._lock:
-            rows = list(self._table.rows_where("key = ?", [key], limit=1))
-        return CachedResponse(**rows[0]) if rows else None
+            cursor = self._db.conn.execute(f"select * from {TABLE} where key = ?", [key])
+            row = cursor.fetchone()
+            names = [d[0] for d in cursor.description] if row is not None else []
+        return CachedResponse(**dict(zip(names, row, strict=True))) if row is not None else None
 
     def put(self, entry: CachedResponse) -> None:
-        """Store (or overwrite) one response; committed before returning."""
+        """Store (or overwrite) one response; committed before returning (autocommit)."""
         row = entry.model_dump()
         row["created"] = row["created"] or datetime.now(UTC).isoformat()
+        columns = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
         with self._lock:
-            # sqlite-utils runs the upsert in its own transaction and commits it.
-            self._table.upsert(row, pk="key")
+            self._db.conn.execute(
+                f"insert or replace into {TABLE} ({columns}) values ({marks})", list(row.values())
+            )
 
     def count(self) -> int:
         with self._lock:

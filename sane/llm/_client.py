@@ -313,7 +313,14 @@ def _usage(response: Any, field: str) -> int:
 
 
 def _cost(response: Any) -> float:
-    """litellm's price of the call when it knows the model, else 0."""
+    """litellm's price of the call when it knows the model, else 0.
+
+    litellm prices every response as it logs it; that price is reused, because
+    pricing again costs about a millisecond a call (more for unknown models).
+    """
+    hidden = getattr(response, "_hidden_params", None)
+    if isinstance(hidden, dict) and "response_cost" in hidden:
+        return float(hidden["response_cost"] or 0.0)
     try:
         return float(litellm.completion_cost(completion_response=response) or 0.0)
     except Exception:  # noqa: BLE001 - unknown models have no price

@@ -40,13 +40,24 @@ def render(template: str, **values: Any) -> str:
     return _env().get_template(template).render(**values).strip()
 
 
+@lru_cache(maxsize=256)
+def _schema_json(schema: type[BaseModel]) -> str:
+    """A model's JSON schema as canonical text; building it costs milliseconds, so once."""
+    return json.dumps(schema.model_json_schema(), sort_keys=True)
+
+
+@lru_cache(maxsize=256)
+def _instruction(schema: type[BaseModel]) -> str:
+    return render("schema_instruction.j2", schema_json=_schema_json(schema))
+
+
 def response_format(schema: type[BaseModel]) -> dict[str, Any]:
     """The OpenAI-style json_schema response_format for a pydantic model."""
     return {
         "type": "json_schema",
         "json_schema": {
             "name": _NAME_UNSAFE.sub("_", schema.__name__)[:64] or "response",
-            "schema": schema.model_json_schema(),
+            "schema": json.loads(_schema_json(schema)),  # a fresh copy: callers may mutate it
             "strict": False,
         },
     }
@@ -56,9 +67,7 @@ def with_instruction(
     messages: list[dict[str, str]], schema: type[BaseModel]
 ) -> list[dict[str, str]]:
     """The messages plus the schema instruction (appended to the last user turn)."""
-    instruction = render(
-        "schema_instruction.j2", schema_json=json.dumps(schema.model_json_schema(), sort_keys=True)
-    )
+    instruction = _instruction(schema)
     out = [dict(m) for m in messages]
     if out and out[-1].get("role") == "user":
         out[-1]["content"] = f"{out[-1].get('content', '')}\n\n{instruction}"

@@ -7,11 +7,16 @@ treated as data, never as template code.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
 from jinja2 import PackageLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
+
+
+# Any spelling of a data tag: <data, </data, </DATA, < / data ...
+_DATA_TAG = re.compile(r"<(\s*/?\s*data)", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
@@ -30,7 +35,7 @@ def _environment() -> SandboxedEnvironment:
 
 def _as_data(text: object) -> str:
     """Neutralise tag look-alikes so example text cannot close its own data delimiter."""
-    return str(text).replace("</data", "&lt;/data").replace("<data", "&lt;data")
+    return _DATA_TAG.sub(r"&lt;\1", str(text))
 
 
 def render(name: str, **context: Any) -> str:

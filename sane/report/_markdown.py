@@ -7,6 +7,7 @@ table cell can never break the table.
 
 from __future__ import annotations
 
+import html
 from functools import cache
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -34,8 +35,8 @@ def _ci(value: tuple[float, float] | None, as_percent: bool = False) -> str:
 
 
 def _cell(value: object, limit: int = CELL_LIMIT) -> str:
-    """One table cell: no pipes or newlines, long texts shortened with an ellipsis."""
-    text = " ".join(str(value).split()).replace("|", "\\|")
+    """One table cell: no pipes, newlines or raw HTML; long texts shortened with an ellipsis."""
+    text = html.escape(" ".join(str(value).split()), quote=False).replace("|", "\\|")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -66,9 +67,32 @@ def render_markdown(
     max_faults: int = DEFAULT_MAX_FAULTS,
     max_errors: int = DEFAULT_MAX_ERRORS,
 ) -> str:
-    """The report as a markdown document; fault and error lists are capped with a count."""
-    return (
+    """The report as a markdown document; fault and error lists are capped with a count.
+
+    The seeds' statistics follow the main report as their own section
+    (``templates/statistics.md.j2``).
+    """
+    main = (
         _environment()
         .get_template("report.md.j2")
         .render(report=report, max_faults=max_faults, max_errors=max_errors)
+    )
+    return main.rstrip("\n") + "\n\n" + render_statistics(report)
+
+
+def render_statistics(report: Report) -> str:
+    """The statistics section: profiles, paired tests, graded series, variability, configs."""
+    targets = report.targets.items()
+    return (
+        _environment()
+        .get_template("statistics.md.j2")
+        .render(
+            report=report,
+            requirements=sorted({r for _, t in targets for r in t.profile.by_requirement}),
+            paired=[(n, rid, test) for n, t in targets for rid, test in t.paired_tests.items()],
+            ordering=[(n, rid, o) for n, t in targets for rid, o in t.ordering.items()],
+            variability=[
+                (n, req, v) for n, t in targets for req, v in t.repeat_variability.items()
+            ],
+        )
     )

@@ -9,6 +9,7 @@ replaced (``+``). Segments are plain data (kind, text), so the page builds them 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 from difflib import SequenceMatcher
@@ -37,7 +38,7 @@ def _merge(marked: list[tuple[str, str]]) -> list[Segment]:
 def _gaps(toks: list[str], at: list[int]) -> list[tuple[int, int]]:
     """Token ranges before, between and after the content tokens at indexes ``at``."""
     bounds = [-1, *at, len(toks)]
-    return [(a + 1, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [(a + 1, b) for a, b in itertools.pairwise(bounds)]
 
 
 def _changed_spans(reference: list[str], other: list[str]) -> tuple[set[int], set[int]]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from sane.errors import LLMError, ScorerError
+from sane.errors import BudgetExceeded, LLMError, ScorerError
 from sane.records import (
     Case,
     ExecutionRecord,
@@ -73,6 +73,8 @@ async def _guarded(target: Target, role: str, call: Any, timeout_s: float) -> An
         raise ScorerError(f"{where}: timed out after {timeout_s:g}s") from exc
     except ScorerError as exc:
         raise ScorerError(f"{where}: {_one_line(str(exc))}") from exc
+    except BudgetExceeded:
+        raise  # a budget stop ends the run (resumable); it is not this scorer's failure
     except Exception as exc:  # the scorer's own failure, whatever it is
         raise ScorerError(f"{where}: raised {type(exc).__name__}: {_one_line(str(exc))}") from exc
 

@@ -125,6 +125,7 @@ def test_figures_match_each_suites_report(
         assert rates.validated == _ratio(v.validated_families, v.candidate_recipes)
         assert sum(column.validated_by_requirement.values()) == v.validated_families
         assert column.unique_aligned_recipes <= column.aligned_recipes
+    assert comparison.differences == []
     derived = comparison.columns[0]
     for other in comparison.columns[1:]:
         assert comparison.validated_ratio[other.generator] == _ratio(
@@ -242,3 +243,21 @@ def test_cli_lists_generators() -> None:
     # other kinds may register themselves too; the shipped ones are all listed
     assert listed[0] == "derived"
     assert {"fixed:behavioral", "fixed:jrh", "fixed:scoring-rules"} <= set(listed)
+
+
+def test_different_settings_are_flagged(
+    workdir: Path, settings: LLMSettings, generated: Comparison
+) -> None:
+    sane.generate(
+        Path(generated.columns[0].suite).parent.parent / "tiny_spec.yaml",  # same spec file
+        suite=workdir / "votes1.db",
+        model="scripted",
+        votes=1,
+        cases=3,
+        max_capabilities=2,
+        recipes_per_capability=1,
+        llm=settings,
+    )
+    comparison = compare_suites([generated.columns[0].suite, workdir / "votes1.db"])
+    assert comparison.differences == ["votes: 3, 1"]
+    assert "votes: 3, 1" in render_comparison(comparison)

@@ -53,3 +53,20 @@ def comparable(report: dict[str, Any]) -> dict[str, Any]:
     )
     out["errors"] = errors
     return out
+
+
+def cli(*args: object) -> tuple[int, str, str]:
+    """Run the real Typer app in-process: (exit code, stdout, stderr)."""
+    from typer.testing import CliRunner
+
+    from sane.cli import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def scripted_args(workdir: Path) -> list[str]:
+    return [
+        "--model", "scripted", "--script", str(workdir / "tiny_script.yaml"),
+        "--cache", str(workdir / "cache.db"), "--quiet", *TINY_ARGS,
+    ]

@@ -62,18 +62,18 @@ def _ok(payload: object) -> Ok:
     return Ok(json.dumps(payload))
 
 
-def respond(body: dict[str, Any]) -> Action:
+def respond(body: dict[str, Any], faults: bool = True) -> Action:
     """The whole pipeline's model, keyed on the prompt text, with permanent faults."""
     text = "\n".join(str(m.get("content") or "") for m in body["messages"])
     if "Question (realization)" in text:
-        return Status(500, "realization backend down") if "case-2\n" in text else _ok(YES)
+        return Status(500, "realization backend down") if faults and "case-2\n" in text else _ok(YES)
     if "Question (relation applicability)" in text:
-        return Malformed() if "case-3\n" in text else _ok(YES)
+        return Malformed() if faults and "case-3\n" in text else _ok(YES)
     if "Question (recipe alignment)" in text:
         return _ok(YES)
     if "Case number:" in text:
         number = int(re.search(r"Case number: (\d+)", text).group(1))  # type: ignore[union-attr]
-        if number == 1:
+        if faults and number == 1:
             return Status(503, "case writer down")
         claim = f"The summary, plus an UNSUPPORTED claim #{number}."
         return _ok({"variants": [{"role": "perturbed", "text": claim}], "notes": "added"})
@@ -82,7 +82,7 @@ def respond(body: dict[str, Any]) -> Action:
     if "capabilities" in text:
         return _ok(CAPABILITIES)
     if '"score"' in text:  # the default judge rubric
-        if "claim #5" in text:
+        if faults and "claim #5" in text:
             return Status(429, "judge quota exhausted", {"Retry-After": "0"})
         return _ok({"score": 2 if "UNSUPPORTED" in text else 5, "reason": "r"})
     return Status(400, "unexpected prompt")

@@ -54,8 +54,6 @@ FLAGS = [
     "--remote-allow-origins=*",
 ]
 
-SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
-
 
 class Page:
     """One tab: send CDP commands, keep the events that tell whether the page misbehaved."""
@@ -102,7 +100,10 @@ class Page:
     async def wait_for(self, expression: str, timeout: float = 30.0) -> Any:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            value = await self.js(expression)
+            try:
+                value = await self.js(expression)
+            except RuntimeError:  # the page is navigating (e.g. reloading): ask again
+                value = None
             if value:
                 return value
             await asyncio.sleep(0.05)

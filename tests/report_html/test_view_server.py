@@ -9,9 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import subprocess
-import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ import pytest
 from suite_builder import build_tiny_suite, execute
 from typer.testing import CliRunner
 
-from sane.cli import app
+from sane.cli import _view, app
 from sane.report._serve import make_server
 
 
@@ -91,23 +90,32 @@ async def test_open_page_reloads_when_results_land(generated: Path, served: str,
     assert page.problems() == []
 
 
-def test_view_command_serves_on_loopback(generated: Path) -> None:
-    sane = Path(sys.executable).with_name("sane")  # the installed console script
-    process = subprocess.Popen(
-        [str(sane), "view", str(generated / "suite.db"), "--port", "0", "--no-open"],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert url, line
-        status, _, page = get(url.group(0))
-        assert status == 200 and "sane report: tiny-faithfulness" in page
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+def test_view_command_serves_and_opens_the_browser(
+    generated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    servers, opened = [], []
+
+    def spy(*args, **kwargs):
+        server = make_server(*args, **kwargs)
+        servers.append(server)
+        return server
+
+    monkeypatch.setattr(_view, "make_server", spy)
+    monkeypatch.setattr(_view.webbrowser, "open", opened.append)
+    results = []
+    command = ["view", str(generated / "suite.db"), "--port", "0"]
+    thread = threading.Thread(target=lambda: results.append(CliRunner().invoke(app, command)))
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not opened and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert opened and re.fullmatch(r"http://127\.0\.0\.1:\d+/", opened[0])
+    status, _, page = get(opened[0])
+    assert status == 200 and "sane report: tiny-faithfulness" in page
+    servers[0].shutdown()  # what Ctrl-C does: serve_forever returns and the port closes
+    thread.join(timeout=10)
+    assert results[0].exit_code == 0
+    assert f"at {opened[0]}" in results[0].stderr
 
 
 def test_view_refuses_a_file_that_is_not_a_suite(tmp_path: Path) -> None:

@@ -23,7 +23,9 @@ TARGETS = [
 ]
 
 
-def write_spec(workdir: Path, name: str = "tiny-faithfulness", criterion: str | None = None) -> Path:
+def write_spec(
+    workdir: Path, name: str = "tiny-faithfulness", criterion: str | None = None
+) -> Path:
     spec = yaml.safe_load((FIXTURES / "tiny_spec.yaml").read_text())
     spec["name"] = name
     if criterion:

@@ -88,7 +88,7 @@ def test_rank_cli_with_human_data_prints_tables_and_json(suite_dir, scripted):
     for text in ("Spearman rho", "Kendall tau-b", "auroc", "Per requirement", "monotonicity"):
         assert text in table.output
     assert "{" not in table.output  # a table, not a JSON dump
-    document = json.loads(runner.invoke(app, [*args, "--json"]).output)
+    document = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
     alignment = document["human_alignment"]
     # pass rates careful 1.0 > spacey 0.6 > lazy 0.4; AUROC 1.0 > 5/6 > 0.5: same order
     assert alignment["spearman"] == 1.0 and alignment["kendall"] == 1.0

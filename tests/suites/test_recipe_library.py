@@ -44,7 +44,7 @@ def test_library_counts_unique_aligned_recipes_across_scorers(suite_dir, scripte
 def test_library_generator_adds_reused_recipes_that_go_through_the_panel(
     suite_dir, scripted, monkeypatch
 ):
-    import sane.suites.compare as compare
+    from sane.suites import compare
 
     lexical = compare.choose_similarity("lexical")
     monkeypatch.setattr(compare, "choose_similarity", lambda method="auto": lexical)
@@ -73,7 +73,9 @@ def test_library_generator_adds_reused_recipes_that_go_through_the_panel(
     assert {r.generator for r in recipes if r not in reused} == {"derived"}
     # reused recipes are candidates: each has a panel decision of its own
     assert all(alignment[r.id].decision is Decision.yes for r in reused)
-    assert all("reused from tiny-faithfulness" in capabilities[r.capability_id].name for r in reused)
+    assert all(
+        "reused from tiny-faithfulness" in capabilities[r.capability_id].name for r in reused
+    )
 
     stats = runner.invoke(app, ["library", "stats", "--library", str(suite_dir / "lib.db")])
     assert stats.exit_code == 0 and "2 unique aligned recipes" in stats.output

@@ -1,0 +1,201 @@
+"""Pipeline benchmark: calls, throughput, overhead, replay and scaling of `sane generate`.
+
+Why: a suite is thousands of LLM calls; this measures what users feel, against a
+loopback OpenAI-compatible server (benchmarks/fake_llm_server.py, in its own
+process) with a chosen latency, through the product's real path (litellm's
+openai/ provider, the SQLite cache, the suite store, the LangGraph workflow).
+
+It prints:
+  1. LLM calls per validated family, sequential (default) vs exhaustive decisions,
+     on a realistic mix (80% unanimous votes, some doomed families);
+  2. orchestration overhead per call (client CPU seconds per call, server excluded);
+  3. wall time vs the ideal (calls x latency / concurrency) at concurrency 32, 200 ms;
+  4. time to replay a whole suite from the cache (>= 10,000 cached calls);
+  5. wall time for 1, 10 and 100 families.
+
+Run:  .venv/bin/python benchmarks/bench_pipeline.py            (about 5 minutes)
+      .venv/bin/python benchmarks/bench_pipeline.py --quick    (smaller, about 1 minute)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import sane
+from sane.llm import LLMSettings
+from sane.suites.store import SuiteStore
+
+HERE = Path(__file__).resolve().parent
+SPEC = "builtin:faithfulness"
+MODEL = "openai/bench-model"
+
+
+@contextmanager
+def fake_server(latency: float) -> Iterator[str]:
+    """The fake server in a subprocess (so its CPU is not the client's); yields its base URL."""
+    process = subprocess.Popen(
+        [sys.executable, str(HERE / "fake_llm_server.py"), "--latency", str(latency)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = process.stdout.readline() if process.stdout else ""
+        if not line.startswith("PORT "):
+            raise RuntimeError(f"the fake server did not start: {line!r}")
+        yield f"http://127.0.0.1:{int(line.split()[1])}/v1"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@dataclass
+class Run:
+    families: int
+    validated: int
+    calls: int  # uncached provider calls
+    oracle_calls: int
+    cached: int
+    wall_s: float
+    cpu_s: float
+
+
+def generate(
+    base_url: str,
+    workdir: Path,
+    name: str,
+    *,
+    families: int,
+    concurrency: int,
+    exhaustive: bool = False,
+    cache: Path | None = None,
+) -> Run:
+    suite = workdir / f"{name}.db"
+    suite.unlink(missing_ok=True)
+    settings = LLMSettings(
+        cache_path=cache or workdir / f"{name}-cache.db",
+        api_base=base_url,
+        api_key="bench",
+        concurrency=concurrency,
+        backoff_s=0.05,
+    )
+    wall, cpu = time.perf_counter(), time.process_time()
+    snapshot = sane.generate(
+        SPEC,
+        suite=suite,
+        model=MODEL,
+        votes=3,
+        cases=10,
+        max_capabilities=families,
+        recipes_per_capability=1,
+        exhaustive=exhaustive,
+        llm=settings,
+    )
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    store = SuiteStore(suite)
+    calls = store.calls()
+    store.close()
+    fresh = [c for c in calls if not c.cached and c.error is None]
+    return Run(
+        families=len(snapshot.families),
+        validated=sum(f.validated for f in snapshot.families),
+        calls=len(fresh),
+        oracle_calls=sum(c.task.startswith("vote:") for c in fresh),
+        cached=sum(c.cached for c in calls),
+        wall_s=wall,
+        cpu_s=cpu,
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--mix-families", type=int, default=100, help="families in part 1")
+    parser.add_argument("--scales", default="1,10,100", help="family counts for part 5")
+    parser.add_argument("--quick", action="store_true", help="30 families, scales 1,10")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.mix_families, args.scales = 30, "1,10"
+    scales = [int(s) for s in args.scales.split(",")]
+    workdir = Path(tempfile.mkdtemp(prefix="sane-bench-"))
+    print(f"workdir {workdir}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+
+    with fake_server(0.0) as base_url:
+        seq = generate(base_url, workdir, "seq", families=args.mix_families, concurrency=32)
+        exh = generate(
+            base_url, workdir, "exh", families=args.mix_families, concurrency=32, exhaustive=True
+        )
+        print("\n1. calls per validated family (10 cases, 3 votes, 80% unanimous votes)")
+        for label, run in (("exhaustive", exh), ("sequential", seq)):
+            print(
+                f"   {label:<10} {run.calls:>6} calls ({run.oracle_calls} oracle) for "
+                f"{run.validated}/{run.families} validated families: "
+                f"{run.calls / max(run.validated, 1):.1f} calls, "
+                f"{run.oracle_calls / max(run.validated, 1):.1f} oracle calls per validated family"
+            )
+        same = seq.validated == exh.validated
+        saving = 1 - seq.oracle_calls / exh.oracle_calls
+        print(
+            f"   sequential: {saving:.0%} fewer oracle calls, "
+            f"{1 - seq.calls / exh.calls:.0%} fewer calls in all "
+            f"(target >= 30% fewer oracle calls); same validated families: {same}"
+        )
+
+        print("\n2. orchestration overhead (server latency 0, client CPU only)")
+        for label, run in (("exhaustive", exh), ("sequential", seq)):
+            print(
+                f"   {label:<10} {1000 * run.cpu_s / run.calls:.2f} ms CPU per call, "
+                f"{1000 * run.wall_s / run.calls:.2f} ms wall per call "
+                f"({run.calls} calls, {run.wall_s:.1f} s)  (target < 5 ms)"
+            )
+
+        replay = generate(
+            base_url,
+            workdir,
+            "replay",
+            families=args.mix_families,
+            concurrency=32,
+            exhaustive=True,
+            cache=workdir / "exh-cache.db",
+        )
+        print("\n4. replay of a whole suite from the cache")
+        print(
+            f"   {replay.cached} cached calls, {replay.calls} new: {replay.wall_s:.1f} s wall, "
+            f"{replay.cpu_s:.1f} s CPU ({1000 * replay.wall_s / max(replay.cached, 1):.2f} ms per call; "
+            f"10,000 calls -> {10_000 * replay.wall_s / max(replay.cached, 1):.1f} s, target < 10 s)"
+        )
+
+    with fake_server(args.latency) as base_url:
+        print(
+            f"\n3+5. wall time vs ideal at concurrency {args.concurrency}, "
+            f"latency {1000 * args.latency:.0f} ms (sequential decisions)"
+        )
+        for families in scales:
+            run = generate(
+                base_url,
+                workdir,
+                f"scale-{families}",
+                families=families,
+                concurrency=args.concurrency,
+            )
+            ideal = run.calls * args.latency / args.concurrency
+            print(
+                f"   {families:>4} families: {run.calls:>5} calls in {run.wall_s:6.1f} s; "
+                f"ideal {ideal:6.1f} s -> {ideal / run.wall_s:.0%} of ideal throughput; "
+                f"{1000 * run.cpu_s / run.calls:.2f} ms CPU per call"
+            )
+        print("   (target >= 85% of ideal where there is enough work to fill the slots)")
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,319 @@
+"""Kill `sane generate` and `sane execute` with SIGKILL at random points, resume, compare.
+
+Each trial works on a fresh copy of the tiny scripted suite (tests/fixtures), with
+a scripted LLM judge among the targets so that execution makes LLM calls too and
+every scripted call takes `--delay` seconds (the scripted model's `delay_s`), so a
+kill lands inside real work. A trial:
+
+1. starts `sane generate`, kills it (-9) after a random time, then reruns it to the end;
+2. starts `sane execute`, kills it after a random time, then reruns it to the end;
+3. checks: both reruns exit 0; the JSON report equals the uninterrupted reference
+   (timestamps and call accounting aside); `PRAGMA integrity_check` is ok on the
+   suite and the cache; the cache holds exactly the reference's calls; and no call
+   key was fetched uncached (successfully) twice.
+
+Usage:  .venv/bin/python scripts/kill_trials.py [--trials 20] [--seed 1] [--mode subprocess|fork]
+`subprocess` runs the real `sane` console script; `fork` forks this (already
+imported) process instead, which is much faster and is what the pytest suite uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+GENERATE_ARGS = ["--votes", "3", "--cases", "4", "--capabilities", "2", "--recipes", "2"]
+JUDGE = {"name": "judge", "kind": "llm_judge", "model": "scripted/judge"}
+JUDGE_RULES = [
+    {"task": "judge:judge", "contains": "UNSUPPORTED", "response": "Score: 2"},
+    {"task": "judge:judge", "response": "Score: 5"},
+]
+
+
+def prepare(work: Path, delay_s: float) -> None:
+    """The tiny spec plus a scripted judge target; every scripted call takes delay_s."""
+    work.mkdir(parents=True, exist_ok=True)
+    shutil.copy(FIXTURES / "tiny_examples.jsonl", work / "tiny_examples.jsonl")
+    spec = yaml.safe_load((FIXTURES / "tiny_spec.yaml").read_text())
+    spec["targets"].append(JUDGE)
+    (work / "spec.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    script = yaml.safe_load((FIXTURES / "tiny_script.yaml").read_text())
+    script["rules"] = JUDGE_RULES + script["rules"]
+    script["delay_s"] = delay_s
+    (work / "script.yaml").write_text(yaml.safe_dump(script), encoding="utf-8")
+
+
+def command(work: Path, which: str) -> list[str]:
+    common = ["--script", str(work / "script.yaml"), "--cache", str(work / "cache.db")]
+    common += ["--concurrency", "2", "--quiet"]
+    if which == "generate":
+        spec = str(work / "spec.yaml")
+        return ["generate", spec, "--suite", str(work / "suite.db"), "--model", "scripted",
+                *GENERATE_ARGS, *common]
+    return ["execute", str(work / "suite.db"), "--timeout", "10", *common]
+
+
+# ------------------------------------------------------------------ launching
+
+
+def _child(argv: list[str]) -> None:
+    """Fork mode: run the CLI in this forked child and leave without any cleanup."""
+    sys.path.insert(0, str(FIXTURES))
+    from sane.cli import app
+
+    code = 0
+    try:
+        app(argv, prog_name="sane")
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    os._exit(code)
+
+
+def launch(argv: list[str], mode: str) -> Any:
+    if mode == "fork":
+        process = multiprocessing.get_context("fork").Process(target=_child, args=(argv,))
+        process.start()
+        return process
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(FIXTURES), str(ROOT)]))
+    sane = Path(sys.executable).parent / "sane"
+    return subprocess.Popen([str(sane), *argv], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def wait(process: Any) -> int:
+    if isinstance(process, subprocess.Popen):
+        _, err = process.communicate()
+        if process.returncode != 0:
+            print(err, file=sys.stderr)
+        return process.returncode
+    process.join()
+    return int(process.exitcode)
+
+
+def kill(process: Any) -> bool:
+    """SIGKILL now; True if the process was still running (a real interruption)."""
+    alive = process.poll() is None if isinstance(process, subprocess.Popen) else process.is_alive()
+    if alive:
+        os.kill(process.pid, signal.SIGKILL)
+    wait(process)
+    return alive
+
+
+def run(work: Path, which: str, mode: str) -> tuple[int, float]:
+    started = time.monotonic()
+    code = wait(launch(command(work, which), mode))
+    return code, time.monotonic() - started
+
+
+# ------------------------------------------------------------------ checks
+
+
+def integrity(path: Path) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        return str(conn.execute("pragma integrity_check").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def comparable(report: dict[str, Any]) -> dict[str, Any]:
+    """The report without timestamps and call accounting, error items in a stable order."""
+    out = {k: v for k, v in report.items() if k != "calls"}
+    out["suite"] = {k: v for k, v in report["suite"].items() if k != "created"}
+    errors = dict(report["errors"])
+    errors["items"] = sorted(
+        json.dumps({k: v for k, v in item.items() if k != "created"}, sort_keys=True)
+        for item in errors.get("items", [])
+    )
+    out["errors"] = errors
+    return out
+
+
+def report_of(work: Path) -> dict[str, Any]:
+    import sane
+
+    return comparable(sane.report(work / "suite.db").model_dump(mode="json"))
+
+
+def cache_keys(work: Path) -> set[str]:
+    conn = sqlite3.connect(work / "cache.db")
+    try:
+        return {row[0] for row in conn.execute("select key from llm_calls")}
+    finally:
+        conn.close()
+
+
+def repeated_fetches(work: Path) -> int:
+    """Keys answered uncached (successfully) more than once, over every run on this suite."""
+    conn = sqlite3.connect(work / "suite.db")
+    try:
+        rows = [json.loads(r[0]) for r in conn.execute("select json from calls")]
+    finally:
+        conn.close()
+    fetched = Counter(r["key"] for r in rows if not r["cached"] and r["error"] is None)
+    return sum(1 for n in fetched.values() if n > 1)
+
+
+def progress_at_kill(work: Path, which: str) -> str:
+    """Where the killed run had got to: the last finished stage, or executions stored."""
+    path = work / "suite.db"
+    if not path.exists():
+        return "before the suite file"
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        tables = {r[0] for r in conn.execute("select name from sqlite_master")}
+        if "meta" not in tables:
+            return "before the schema"
+        if which == "execute":
+            done = conn.execute("select count(*) from executions").fetchone()[0]
+            return f"{done} executions stored"
+        marks = [r[0][5:] for r in conn.execute("select key from meta where key like 'done:%'")]
+        order = ["capabilities", "recipes", "alignment", "cases", "case_panel", "families"]
+        reached = [s for s in order if s in marks]
+        return f"after {reached[-1]}" if reached else "before capabilities"
+    finally:
+        conn.close()
+
+
+# ------------------------------------------------------------------ trials
+
+
+@dataclass
+class Reference:
+    work: Path
+    report: dict[str, Any]
+    keys: set[str]
+    seconds: dict[str, float]
+
+
+@dataclass
+class Trial:
+    index: int
+    killed: dict[str, bool] = field(default_factory=dict)
+    kill_at_s: dict[str, float] = field(default_factory=dict)
+    progress: dict[str, str] = field(default_factory=dict)
+    exit_codes: dict[str, int] = field(default_factory=dict)
+    report_equal: bool = False
+    integrity: dict[str, str] = field(default_factory=dict)
+    same_calls: bool = False
+    repeated_fetches: int = -1
+
+    @property
+    def ok(self) -> bool:
+        return (
+            all(code == 0 for code in self.exit_codes.values())
+            and self.report_equal
+            and all(v == "ok" for v in self.integrity.values())
+            and self.same_calls
+            and self.repeated_fetches == 0
+        )
+
+
+def reference(root: Path, delay_s: float, mode: str) -> Reference:
+    work = root / "reference"
+    prepare(work, delay_s)
+    seconds = {}
+    for which in ("generate", "execute"):
+        code, seconds[which] = run(work, which, mode)
+        if code != 0:
+            raise SystemExit(f"reference {which} failed with exit code {code}")
+    return Reference(work, report_of(work), cache_keys(work), seconds)
+
+
+def trial(index: int, root: Path, ref: Reference, rng: random.Random, mode: str,
+          startup_s: float) -> Trial:
+    work = root / f"trial-{index:02d}"
+    prepare(work, float(yaml.safe_load((ref.work / "script.yaml").read_text())["delay_s"]))
+    result = Trial(index)
+    for which in ("generate", "execute"):
+        low = min(startup_s, ref.seconds[which] * 0.5)
+        delay = rng.uniform(low, ref.seconds[which])
+        process = launch(command(work, which), mode)
+        time.sleep(delay)
+        result.killed[which] = kill(process)
+        result.kill_at_s[which] = round(delay, 3)
+        result.progress[which] = progress_at_kill(work, which)
+        result.exit_codes[which], _ = run(work, which, mode)
+    result.report_equal = report_of(work) == ref.report
+    result.integrity = {name: integrity(work / name) for name in ("suite.db", "cache.db")}
+    result.same_calls = cache_keys(work) == ref.keys
+    result.repeated_fetches = repeated_fetches(work)
+    return result
+
+
+def startup_seconds(mode: str) -> float:
+    if mode == "fork":
+        return 0.0
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import sane.cli"], check=True)
+    return time.monotonic() - started
+
+
+def run_trials(trials: int, seed: int, mode: str, delay_s: float, root: Path) -> list[Trial]:
+    rng = random.Random(seed)
+    if mode == "fork":
+        import sane.cli  # noqa: F401 - imported once here, so forked children start at once
+    ref = reference(root, delay_s, mode)
+    startup = startup_seconds(mode)
+    return [trial(i, root, ref, rng, mode, startup) for i in range(trials)]
+
+
+def summary(results: list[Trial]) -> dict[str, Any]:
+    return {
+        "trials": len(results),
+        "passed": sum(t.ok for t in results),
+        "kills_inside_a_run": {w: sum(t.killed[w] for t in results) for w in ("generate",
+                                                                              "execute")},
+        "progress_at_kill": {
+            w: dict(Counter(t.progress[w] for t in results)) for w in ("generate", "execute")
+        },
+        "report_equal": sum(t.report_equal for t in results),
+        "integrity_ok": sum(all(v == "ok" for v in t.integrity.values()) for t in results),
+        "same_calls_as_reference": sum(t.same_calls for t in results),
+        "repeated_fetches": sum(max(t.repeated_fetches, 0) for t in results),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--mode", choices=["subprocess", "fork"], default="subprocess")
+    parser.add_argument("--delay", type=float, default=0.03, help="seconds per scripted call")
+    parser.add_argument("--keep", type=Path, help="work here and keep the files")
+    args = parser.parse_args()
+    sys.path.insert(0, str(FIXTURES))
+    root = args.keep or Path(tempfile.mkdtemp(prefix="sane-kill-"))
+    started = time.monotonic()
+    results = run_trials(args.trials, args.seed, args.mode, args.delay, root)
+    for t in results:
+        print(f"trial {t.index:2d}: {'ok  ' if t.ok else 'FAIL'} "
+              f"generate killed at {t.kill_at_s['generate']:.2f}s ({t.progress['generate']}), "
+              f"execute killed at {t.kill_at_s['execute']:.2f}s ({t.progress['execute']})")
+    figures = summary(results) | {"mode": args.mode, "seconds": round(time.monotonic() - started)}
+    print(json.dumps(figures, indent=2))
+    if not args.keep:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0 if figures["passed"] == figures["trials"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""--max-calls and --max-cost stop a run cleanly (exit 3, resumable, said so); reruns
+resume to the same result without fetching a completed call twice. --dry-run estimates.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import cli
+from fault_server import FaultServer
+from test_pipeline_faults import SPEC, respond
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "kill_trials.py"
+
+
+@pytest.fixture(scope="module")
+def kt():
+    spec = importlib.util.spec_from_file_location("kill_trials_budget", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _until_done(argv: list[str], budget: list[str]) -> list[int]:
+    codes: list[int] = []
+    for _ in range(30):
+        code, _, err = cli(*argv, *budget)
+        codes.append(code)
+        if code != 3:
+            assert code == 0, err
+            return codes
+        line = err.strip().splitlines()[-1]
+        assert "stopped at budget" in line and "rerun the same command to resume" in line, err
+    raise AssertionError("the run never finished")
+
+
+def test_call_budget_stops_and_resumes_to_the_same_result(
+    kt, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(kt.FIXTURES))
+    ref, work = tmp_path / "ref", tmp_path / "budget"
+    for path in (ref, work):
+        kt.prepare(path, delay_s=0.0)
+    for which, budget in (("generate", "12"), ("execute", "3")):
+        code, _, err = cli(*kt.command(ref, which))
+        assert code == 0, err
+        codes = _until_done(kt.command(work, which), ["--max-calls", budget])
+        assert codes.count(3) >= 2 and codes[-1] == 0, (which, codes)  # stopped, resumed, done
+    assert kt.report_of(work) == kt.report_of(ref)
+    assert kt.cache_keys(work) == kt.cache_keys(ref)
+    assert kt.repeated_fetches(work) == 0
+    assert kt.integrity(work / "suite.db") == "ok"
+
+
+def test_cost_budget_on_a_priced_model(
+    kt, tiny: Path, fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fault_server.responder = lambda body: respond(body, faults=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-budget-test-key")
+    (tiny / "spec.yaml").write_text(yaml.safe_dump(SPEC), encoding="utf-8")
+    argv = [
+        "generate", tiny / "spec.yaml", "--suite", tiny / "suite.db", "--model",
+        "openai/gpt-4o-mini", "--api-base", fault_server.base_url, "--cache", tiny / "c.db",
+        "--cases", "3", "--capabilities", "1", "--recipes", "1", "--quiet",
+    ]
+    # Each call costs 10 prompt + 5 completion gpt-4o-mini tokens (4.5e-6 USD).
+    code, _, err = cli(*argv, "--max-cost", "0.00001")
+    assert code == 3 and "cost budget reached" in err and "resume" in err, err
+    # The limit is checked before each call; the price is known once a call returns.
+    assert 2 <= len(fault_server.requests) <= 5
+    code, _, err = cli(*argv, "--max-cost", "1")
+    assert code == 0, err
+    assert kt.repeated_fetches(tiny) == 0  # the paid calls were replayed, not bought again
+    report = json.loads(cli("report", tiny / "suite.db")[1])
+    assert report["validity"]["validated_families"] == 1
+    assert report["calls"]["cost"] > 0
+
+
+def test_dry_run_prints_the_estimate_and_runs_nothing(tiny: Path) -> None:
+    suite = tiny / "never.db"
+    code, out, err = cli(
+        "generate", tiny / "tiny_spec.yaml", "--suite", suite, "--model", "openai/gpt-4o-mini",
+        "--votes", "3", "--cases", "10", "--capabilities", "6", "--recipes", "2", "--dry-run",
+    )
+    assert code == 0, err
+    assert not suite.exists()
+    # 1 + C + R*k + R*n*(1 + 2k) with C = 6, R = 12, k = 3, n = 10
+    expected = 1 + 6 + 12 * 3 + 12 * 10 * (1 + 2 * 3)
+    total = next(line for line in out.splitlines() if line.strip().startswith("total"))
+    assert int(total.split()[1]) == expected == 883
+    assert "1 + C + R x k + R x n x (1 + 2k)" in out
+    assert "$" in total  # litellm knows this model's price
+    code, out, _ = cli("generate", tiny / "tiny_spec.yaml", "--suite", suite, "--model",
+                       "scripted", "--dry-run")
+    assert code == 0 and "$0.0000" in out

@@ -1,0 +1,38 @@
+"""kill -9 at random points of `sane generate` and `sane execute`, then resume (3 trials).
+
+The same machinery as scripts/kill_trials.py (which runs 20+ trials on the real
+console script); here the CLI runs in forked children of this process, so a
+trial costs seconds, not an interpreter start-up per run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "kill_trials.py"
+
+
+@pytest.fixture(scope="module")
+def kill_trials():
+    spec = importlib.util.spec_from_file_location("kill_trials", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["kill_trials"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_killed_runs_resume_to_the_uninterrupted_result(
+    kill_trials, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(kill_trials.FIXTURES))
+    results = kill_trials.run_trials(3, seed=7, mode="fork", delay_s=0.01, root=tmp_path)
+    figures = kill_trials.summary(results)
+    assert figures["passed"] == 3, [vars(t) for t in results]
+    assert figures["repeated_fetches"] == 0
+    # The kills interrupted real work, not finished processes.
+    assert sum(figures["kills_inside_a_run"].values()) >= 3, figures
