@@ -66,8 +66,16 @@ def command(work: Path, which: str) -> list[str]:
     common += ["--concurrency", "2", "--quiet"]
     if which == "generate":
         spec = str(work / "spec.yaml")
-        return ["generate", spec, "--suite", str(work / "suite.db"), "--model", "scripted",
-                *GENERATE_ARGS, *common]
+        return [
+            "generate",
+            spec,
+            "--suite",
+            str(work / "suite.db"),
+            "--model",
+            "scripted",
+            *GENERATE_ARGS,
+            *common,
+        ]
     return ["execute", str(work / "suite.db"), "--timeout", "10", *common]
 
 
@@ -94,8 +102,9 @@ def launch(argv: list[str], mode: str) -> Any:
         return process
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(FIXTURES), str(ROOT)]))
     sane = Path(sys.executable).parent / "sane"
-    return subprocess.Popen([str(sane), *argv], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [str(sane), *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
 
 
 def wait(process: Any) -> int:
@@ -238,8 +247,9 @@ def reference(root: Path, delay_s: float, mode: str) -> Reference:
     return Reference(work, report_of(work), cache_keys(work), seconds)
 
 
-def trial(index: int, root: Path, ref: Reference, rng: random.Random, mode: str,
-          startup_s: float) -> Trial:
+def trial(
+    index: int, root: Path, ref: Reference, rng: random.Random, mode: str, startup_s: float
+) -> Trial:
     work = root / f"trial-{index:02d}"
     prepare(work, float(yaml.safe_load((ref.work / "script.yaml").read_text())["delay_s"]))
     result = Trial(index)
@@ -280,8 +290,9 @@ def summary(results: list[Trial]) -> dict[str, Any]:
     return {
         "trials": len(results),
         "passed": sum(t.ok for t in results),
-        "kills_inside_a_run": {w: sum(t.killed[w] for t in results) for w in ("generate",
-                                                                              "execute")},
+        "kills_inside_a_run": {
+            w: sum(t.killed[w] for t in results) for w in ("generate", "execute")
+        },
         "progress_at_kill": {
             w: dict(Counter(t.progress[w] for t in results)) for w in ("generate", "execute")
         },
@@ -305,9 +316,11 @@ def main() -> int:
     started = time.monotonic()
     results = run_trials(args.trials, args.seed, args.mode, args.delay, root)
     for t in results:
-        print(f"trial {t.index:2d}: {'ok  ' if t.ok else 'FAIL'} "
-              f"generate killed at {t.kill_at_s['generate']:.2f}s ({t.progress['generate']}), "
-              f"execute killed at {t.kill_at_s['execute']:.2f}s ({t.progress['execute']})")
+        print(
+            f"trial {t.index:2d}: {'ok  ' if t.ok else 'FAIL'} "
+            f"generate killed at {t.kill_at_s['generate']:.2f}s ({t.progress['generate']}), "
+            f"execute killed at {t.kill_at_s['execute']:.2f}s ({t.progress['execute']})"
+        )
     figures = summary(results) | {"mode": args.mode, "seconds": round(time.monotonic() - started)}
     print(json.dumps(figures, indent=2))
     if not args.keep:

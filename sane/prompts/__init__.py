@@ -14,7 +14,6 @@ from typing import Any
 from jinja2 import PackageLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-
 # Any spelling of a data tag: <data, </data, </DATA, < / data ...
 _DATA_TAG = re.compile(r"<(\s*/?\s*data)", re.IGNORECASE)
 

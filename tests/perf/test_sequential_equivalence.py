@@ -166,7 +166,7 @@ def _suite_view(snapshot: SuiteSnapshot) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_sequential_and_exhaustive_build_the_same_suite(workdir: Path, seed: int) -> None:
     script = workdir / "many.yaml"
     script.write_text(yaml.safe_dump(_script(seed)), encoding="utf-8")

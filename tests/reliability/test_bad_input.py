@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import cli, scripted_args
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reliability_helpers import cli, scripted_args
 
 from sane.errors import InputError
 from sane.inputs import load_spec
@@ -34,13 +34,14 @@ def built_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One real suite (generated once), copied per test."""
     import shutil
 
-    from conftest import FIXTURES, TINY
+    from reliability_helpers import FIXTURES, TINY
 
     work = tmp_path_factory.mktemp("suite")
     for name in TINY:
         shutil.copy(FIXTURES / name, work / name)
-    code, _, err = cli("generate", work / "tiny_spec.yaml", "--suite", work / "suite.db",
-                       *scripted_args(work))
+    code, _, err = cli(
+        "generate", work / "tiny_spec.yaml", "--suite", work / "suite.db", *scripted_args(work)
+    )
     assert code == 0, err
     return work / "suite.db"
 
@@ -90,23 +91,30 @@ CASES: dict[str, tuple[SpecBreaker, str, str]] = {
     "recursive YAML anchor": _spec_case(lambda d: "name: &a [*a]\n", "bad_spec"),
     "unknown top-level field": _spec_case(lambda d: d | {"colour": "red"}, "colour"),
     "unknown nested field": _spec_case(
-        lambda d: d | {"output": d["output"] | {"scale": 3}}, "output.scale"),
+        lambda d: d | {"output": d["output"] | {"scale": 3}}, "output.scale"
+    ),
     "missing criterion": _spec_case(lambda d: _without(d, "criterion"), "criterion"),
     "missing fields": _spec_case(lambda d: _without(d, "fields"), "fields"),
     "scored_field not declared": _spec_case(lambda d: d | {"scored_field": "nope"}, "nope"),
-    "min >= max": _spec_case(lambda d: d | {"output": d["output"] | {"min": 5, "max": 1}},
-                             "output"),
-    "min == max": _spec_case(lambda d: d | {"output": d["output"] | {"min": 3, "max": 3}},
-                             "output"),
-    "non-numeric max": _spec_case(lambda d: d | {"output": d["output"] | {"max": "high"}},
-                                  "output.max"),
+    "min >= max": _spec_case(
+        lambda d: d | {"output": d["output"] | {"min": 5, "max": 1}}, "output"
+    ),
+    "min == max": _spec_case(
+        lambda d: d | {"output": d["output"] | {"min": 3, "max": 3}}, "output"
+    ),
+    "non-numeric max": _spec_case(
+        lambda d: d | {"output": d["output"] | {"max": "high"}}, "output.max"
+    ),
     "unknown target kind": _target_case({"name": "x", "kind": "telepathy"}, "targets.x.kind"),
     "unknown built-in metric": _target_case(
-        {"name": "m", "kind": "builtin", "metric": "vibes"}, "targets.m.metric"),
+        {"name": "m", "kind": "builtin", "metric": "vibes"}, "targets.m.metric"
+    ),
     "unknown judge model": _target_case(
-        {"name": "j", "kind": "llm_judge", "model": "nonsense-model"}, "targets.j.model"),
+        {"name": "j", "kind": "llm_judge", "model": "nonsense-model"}, "targets.j.model"
+    ),
     "unknown local judge model": _target_case(
-        {"name": "j", "kind": "llm_judge", "model": "local/nope"}, "targets.j.model"),
+        {"name": "j", "kind": "llm_judge", "model": "local/nope"}, "targets.j.model"
+    ),
     "examples file missing": _examples_case(None, "not found"),
     "examples file empty": _examples_case(b"", "empty"),
     "examples file blank lines": _examples_case(b"\n  \n", "empty"),
@@ -147,8 +155,9 @@ def test_unknown_agent_model_is_refused_before_the_suite_exists(tiny: Path) -> N
         models = ["--model", "scripted", option, "no-such-provider"]
         if option == "--model":
             models = ["--model", "no-such-provider"]
-        code, out, err = cli("generate", tiny / "tiny_spec.yaml", "--suite", tiny / "new.db",
-                             *models, "--quiet")
+        code, out, err = cli(
+            "generate", tiny / "tiny_spec.yaml", "--suite", tiny / "new.db", *models, "--quiet"
+        )
         assert_refused(code, out, err, option, "no-such-provider")
         assert not (tiny / "new.db").exists()
 
@@ -205,14 +214,29 @@ def test_existing_suite_with_other_settings_or_unknown_target_is_unchanged(
     tiny: Path, built_suite: Path
 ) -> None:
     before = digest(built_suite)
-    code, out, err = cli("generate", tiny / "tiny_spec.yaml", "--suite", built_suite,
-                         *scripted_args(tiny), "--votes", "5")
+    code, out, err = cli(
+        "generate",
+        tiny / "tiny_spec.yaml",
+        "--suite",
+        built_suite,
+        *scripted_args(tiny),
+        "--votes",
+        "5",
+    )
     assert_refused(code, out, err, "suite.db", "different")
-    code, out, err = cli("execute", built_suite, "--target", "nobody", "--quiet",
-                         "--script", tiny / "tiny_script.yaml")
+    code, out, err = cli(
+        "execute",
+        built_suite,
+        "--target",
+        "nobody",
+        "--quiet",
+        "--script",
+        tiny / "tiny_script.yaml",
+    )
     assert_refused(code, out, err, "--target", "nobody")
-    code, out, err = cli("generate", tiny / "tiny_spec.yaml", "--suite", tiny / "no" / "s.db",
-                         *scripted_args(tiny))
+    code, out, err = cli(
+        "generate", tiny / "tiny_spec.yaml", "--suite", tiny / "no" / "s.db", *scripted_args(tiny)
+    )
     assert_refused(code, out, err, "s.db", "directory")
     code, out, err = cli("execute", tiny, "--quiet")  # a directory, not a suite
     assert_refused(code, out, err, "not a file")
@@ -231,12 +255,21 @@ VALID = {
     "targets": [{"name": "careful", "kind": "python", "ref": "fixture_targets:careful"}],
 }
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True),
-    st.text(max_size=8), st.sampled_from(["", "1e400", "-inf", ".nan", "ordinal", "python"]),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.text(max_size=8),
+    st.sampled_from(["", "1e400", "-inf", ".nan", "ordinal", "python"]),
 )
 values = st.recursive(
-    scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-        st.text(string.ascii_letters, max_size=6), inner, max_size=3), max_leaves=6)
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(string.ascii_letters, max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
 PATHS = [(), ("output",), ("fields",), ("targets", 0)]
 
 
@@ -246,8 +279,11 @@ def mutated_specs(draw: st.DrawFn) -> dict[str, Any]:
     for _ in range(draw(st.integers(1, 4))):
         node: Any = spec
         for step in draw(st.sampled_from(PATHS)):
-            if isinstance(node, dict) and isinstance(step, str) and isinstance(
-                    node.get(step), dict | list):
+            if (
+                isinstance(node, dict)
+                and isinstance(step, str)
+                and isinstance(node.get(step), dict | list)
+            ):
                 node = node[step]
             elif isinstance(node, list) and node and isinstance(step, int):
                 node = node[0]
@@ -273,7 +309,9 @@ def _load_or_input_error(path: Path) -> None:
         BAD_INPUTS_TRIED.append("hypothesis")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(spec=mutated_specs())
 def test_mutated_specs_load_or_raise_input_error(tiny: Path, spec: dict[str, Any]) -> None:
     path = tiny / "mutated.yaml"
@@ -281,16 +319,20 @@ def test_mutated_specs_load_or_raise_input_error(tiny: Path, spec: dict[str, Any
     _load_or_input_error(path)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_corrupted_spec_text_loads_or_raises_input_error(tiny: Path, data: st.DataObject) -> None:
     text = yaml.safe_dump(VALID)
     for _ in range(data.draw(st.integers(1, 5))):
         at = data.draw(st.integers(0, len(text)))
         if data.draw(st.booleans()) and text:
-            text = text[:at] + text[at + 1:]
+            text = text[:at] + text[at + 1 :]
         else:
-            text = text[:at] + data.draw(st.sampled_from(list(":-[]{}&*!|>'\"#\n\t %@`"))) + text[at:]
+            text = (
+                text[:at] + data.draw(st.sampled_from(list(":-[]{}&*!|>'\"#\n\t %@`"))) + text[at:]
+            )
     path = tiny / "corrupted.yaml"
     path.write_text(text, encoding="utf-8")
     _load_or_input_error(path)

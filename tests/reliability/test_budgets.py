@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import cli
 from fault_server import FaultServer
+from reliability_helpers import cli
 from test_pipeline_faults import SPEC, respond
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "kill_trials.py"
@@ -66,9 +66,23 @@ def test_cost_budget_on_a_priced_model(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-budget-test-key")
     (tiny / "spec.yaml").write_text(yaml.safe_dump(SPEC), encoding="utf-8")
     argv = [
-        "generate", tiny / "spec.yaml", "--suite", tiny / "suite.db", "--model",
-        "openai/gpt-4o-mini", "--api-base", fault_server.base_url, "--cache", tiny / "c.db",
-        "--cases", "3", "--capabilities", "1", "--recipes", "1", "--quiet",
+        "generate",
+        tiny / "spec.yaml",
+        "--suite",
+        tiny / "suite.db",
+        "--model",
+        "openai/gpt-4o-mini",
+        "--api-base",
+        fault_server.base_url,
+        "--cache",
+        tiny / "c.db",
+        "--cases",
+        "3",
+        "--capabilities",
+        "1",
+        "--recipes",
+        "1",
+        "--quiet",
     ]
     # Each call costs 10 prompt + 5 completion gpt-4o-mini tokens (4.5e-6 USD).
     code, _, err = cli(*argv, "--max-cost", "0.00001")
@@ -86,8 +100,21 @@ def test_cost_budget_on_a_priced_model(
 def test_dry_run_prints_the_estimate_and_runs_nothing(tiny: Path) -> None:
     suite = tiny / "never.db"
     code, out, err = cli(
-        "generate", tiny / "tiny_spec.yaml", "--suite", suite, "--model", "openai/gpt-4o-mini",
-        "--votes", "3", "--cases", "10", "--capabilities", "6", "--recipes", "2", "--dry-run",
+        "generate",
+        tiny / "tiny_spec.yaml",
+        "--suite",
+        suite,
+        "--model",
+        "openai/gpt-4o-mini",
+        "--votes",
+        "3",
+        "--cases",
+        "10",
+        "--capabilities",
+        "6",
+        "--recipes",
+        "2",
+        "--dry-run",
     )
     assert code == 0, err
     assert not suite.exists()
@@ -97,6 +124,7 @@ def test_dry_run_prints_the_estimate_and_runs_nothing(tiny: Path) -> None:
     assert int(total.split()[1]) == expected == 883
     assert "1 + C + R x k + R x n x (1 + 2k)" in out
     assert "$" in total  # litellm knows this model's price
-    code, out, _ = cli("generate", tiny / "tiny_spec.yaml", "--suite", suite, "--model",
-                       "scripted", "--dry-run")
+    code, out, _ = cli(
+        "generate", tiny / "tiny_spec.yaml", "--suite", suite, "--model", "scripted", "--dry-run"
+    )
     assert code == 0 and "$0.0000" in out

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import cli, integrity
+from reliability_helpers import cli, integrity
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "kill_trials.py"
 

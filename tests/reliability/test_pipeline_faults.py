@@ -41,7 +41,11 @@ SPEC = {
 }
 CAPABILITIES = {
     "capabilities": [
-        {"name": "Unsupported claims", "description": "Penalises them", "requirement": "monotonicity"}
+        {
+            "name": "Unsupported claims",
+            "description": "Penalises them",
+            "requirement": "monotonicity",
+        }
     ]
 }
 RECIPES = {
@@ -66,7 +70,9 @@ def respond(body: dict[str, Any], faults: bool = True) -> Action:
     """The whole pipeline's model, keyed on the prompt text, with permanent faults."""
     text = "\n".join(str(m.get("content") or "") for m in body["messages"])
     if "Question (realization)" in text:
-        return Status(500, "realization backend down") if faults and "case-2\n" in text else _ok(YES)
+        return (
+            Status(500, "realization backend down") if faults and "case-2\n" in text else _ok(YES)
+        )
     if "Question (relation applicability)" in text:
         return Malformed() if faults and "case-3\n" in text else _ok(YES)
     if "Question (recipe alignment)" in text:
@@ -103,8 +109,15 @@ def test_permanent_faults_are_errors_never_votes_or_scores(
     )
     suite = tiny / "suite.db"
     sane.generate(
-        tiny / "spec.yaml", suite=suite, model="openai/agent-model", votes=3, cases=6, tau=3,
-        max_capabilities=1, recipes_per_capability=1, llm=settings,
+        tiny / "spec.yaml",
+        suite=suite,
+        model="openai/agent-model",
+        votes=3,
+        cases=6,
+        tau=3,
+        max_capabilities=1,
+        recipes_per_capability=1,
+        llm=settings,
     )
     records = sane.execute(suite, llm=settings, timeout_s=5)
     report = sane.report(suite).model_dump(mode="json")
@@ -130,15 +143,17 @@ def test_permanent_faults_are_errors_never_votes_or_scores(
         assert decision.decision is Decision.unresolved
         # The panel may stop early once the outcome is settled, but never before 2 votes.
         assert len(decision.votes) >= 2
-        assert all(v.decision is Decision.unresolved and cause in (v.error or "")
-                   for v in decision.votes)
+        assert all(
+            v.decision is Decision.unresolved and cause in (v.error or "") for v in decision.votes
+        )
         failed_votes[stage] = len(decision.votes)
 
     errors = report["errors"]
     assert errors["by_stage"] == {"cases": 1} | failed_votes
     assert errors["by_target"] == {"http-judge": 1}
-    assert "ServiceUnavailableError" in next(e["message"] for e in errors["items"]
-                                             if e["stage"] == "cases")
+    assert "ServiceUnavailableError" in next(
+        e["message"] for e in errors["items"] if e["stage"] == "cases"
+    )
     verdicts = {(r.target, r.case_id.split("/")[-1]): r for r in records}
     assert sorted(verdicts) == sorted(
         (t, f"case-{i}") for t in ("careful", "http-judge") for i in (0, 4, 5)

@@ -35,8 +35,14 @@ def test_scorer_faults_are_counted_errors(tiny: Path) -> None:
     )
     suite = tiny / "suite.db"
     sane.generate(
-        tiny / "faulty.yaml", suite=suite, model="scripted", votes=3, cases=4,
-        max_capabilities=2, recipes_per_capability=2, llm=settings,
+        tiny / "faulty.yaml",
+        suite=suite,
+        model="scripted",
+        votes=3,
+        cases=4,
+        max_capabilities=2,
+        recipes_per_capability=2,
+        llm=settings,
     )
     records = sane.execute(suite, llm=settings, timeout_s=0.3)
     report = sane.report(suite).model_dump(mode="json")
