@@ -5,7 +5,8 @@ a scripted LLM judge among the targets so that execution makes LLM calls too and
 every scripted call takes `--delay` seconds (the scripted model's `delay_s`), so a
 kill lands inside real work. A trial:
 
-1. starts `sane generate`, kills it (-9) after a random time, then reruns it to the end;
+1. starts `sane generate`, kills it (-9) at a random time into its work (after
+   start-up, once it holds the suite lock), then reruns it to the end;
 2. starts `sane execute`, kills it after a random time, then reruns it to the end;
 3. checks: both reruns exit 0; the JSON report equals the uninterrupted reference
    (timestamps and call accounting aside); `PRAGMA integrity_check` is ok on the
@@ -126,9 +127,39 @@ def kill(process: Any) -> bool:
     return alive
 
 
+def _alive(process: Any) -> bool:
+    if isinstance(process, subprocess.Popen):
+        return process.poll() is None
+    return bool(process.is_alive())
+
+
+def _locked(lock: Path) -> bool:
+    """Whether some process holds a lock on this file (Linux: /proc/locks)."""
+    try:
+        inode = lock.stat().st_ino
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return False
+    return any(len(f) > 5 and f[5].endswith(f":{inode}") for f in map(str.split, lines))
+
+
+def wait_until_working(work: Path, process: Any, timeout_s: float = 120.0) -> bool:
+    """Wait until the run holds the suite's lock: start-up is over, its work begins."""
+    lock = work / "suite.db.lock"
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and _alive(process):
+        if _locked(lock):
+            return True
+        time.sleep(0.005)
+    return False
+
+
 def run(work: Path, which: str, mode: str) -> tuple[int, float]:
+    """Run to the end: the exit code and the seconds from the start of its work to its exit."""
+    process = launch(command(work, which), mode)
+    wait_until_working(work, process)
     started = time.monotonic()
-    code = wait(launch(command(work, which), mode))
+    code = wait(process)
     return code, time.monotonic() - started
 
 
@@ -247,16 +278,14 @@ def reference(root: Path, delay_s: float, mode: str) -> Reference:
     return Reference(work, report_of(work), cache_keys(work), seconds)
 
 
-def trial(
-    index: int, root: Path, ref: Reference, rng: random.Random, mode: str, startup_s: float
-) -> Trial:
+def trial(index: int, root: Path, ref: Reference, rng: random.Random, mode: str) -> Trial:
     work = root / f"trial-{index:02d}"
     prepare(work, float(yaml.safe_load((ref.work / "script.yaml").read_text())["delay_s"]))
     result = Trial(index)
     for which in ("generate", "execute"):
-        low = min(startup_s, ref.seconds[which] * 0.5)
-        delay = rng.uniform(low, ref.seconds[which])
+        delay = rng.uniform(0.0, ref.seconds[which])
         process = launch(command(work, which), mode)
+        wait_until_working(work, process)
         time.sleep(delay)
         result.killed[which] = kill(process)
         result.kill_at_s[which] = round(delay, 3)
@@ -269,21 +298,12 @@ def trial(
     return result
 
 
-def startup_seconds(mode: str) -> float:
-    if mode == "fork":
-        return 0.0
-    started = time.monotonic()
-    subprocess.run([sys.executable, "-c", "import sane.cli"], check=True)
-    return time.monotonic() - started
-
-
 def run_trials(trials: int, seed: int, mode: str, delay_s: float, root: Path) -> list[Trial]:
     rng = random.Random(seed)
     if mode == "fork":
         import sane.cli  # noqa: F401 - imported once here, so forked children start at once
     ref = reference(root, delay_s, mode)
-    startup = startup_seconds(mode)
-    return [trial(i, root, ref, rng, mode, startup) for i in range(trials)]
+    return [trial(i, root, ref, rng, mode) for i in range(trials)]
 
 
 def summary(results: list[Trial]) -> dict[str, Any]:
@@ -318,10 +338,12 @@ def main() -> int:
     for t in results:
         print(
             f"trial {t.index:2d}: {'ok  ' if t.ok else 'FAIL'} "
-            f"generate killed at {t.kill_at_s['generate']:.2f}s ({t.progress['generate']}), "
-            f"execute killed at {t.kill_at_s['execute']:.2f}s ({t.progress['execute']})"
+            f"generate killed {t.kill_at_s['generate']:.2f}s into its work "
+            f"({t.progress['generate']}), execute killed {t.kill_at_s['execute']:.2f}s "
+            f"into its work ({t.progress['execute']})"
         )
-    figures = summary(results) | {"mode": args.mode, "seconds": round(time.monotonic() - started)}
+    seconds = round(time.monotonic() - started)
+    figures = summary(results) | {"mode": args.mode, "delay_s": args.delay, "seconds": seconds}
     print(json.dumps(figures, indent=2))
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
-from sane.records import Relation, Requirement
+from sane.records import Relation, Requirement, relation_roles
 
 
 class CapabilityDraft(BaseModel):
@@ -23,6 +23,17 @@ class RecipeDraft(BaseModel):
     variant_roles: list[str] = Field(min_length=1)
     relation: Relation
     rationale: str = ""
+
+    @model_validator(mode="after")
+    def _roles_are_declared(self) -> RecipeDraft:
+        """Checked here, not only on the Recipe, so the repair loop can tell the model."""
+        missing = [r for r in relation_roles(self.relation) if r not in self.variant_roles]
+        if missing:
+            raise ValueError(
+                f"relation names roles {missing} that are not in variant_roles "
+                f"{self.variant_roles}; roles are variant names, not scores"
+            )
+        return self
 
 
 class RecipeList(BaseModel):
