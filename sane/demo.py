@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from sane import api
 from sane._runtime import Progress, _no_progress
 from sane.llm import LLMSettings
-from sane.report import Report, render_markdown
+from sane.report import Report, render_markdown, suite_html
 
 
 class DemoPlan(BaseModel):
@@ -39,6 +39,7 @@ class DemoResult(BaseModel):
     suite: Path
     json_report: Path
     markdown_report: Path
+    html_report: Path
     report: Report
 
 
@@ -69,4 +70,9 @@ def run_demo(
     json_path.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
     md_path = out_dir / "report.md"
     md_path.write_text(render_markdown(report) + "\n")
-    return DemoResult(suite=suite, json_report=json_path, markdown_report=md_path, report=report)
+    html_path = out_dir / "report.html"
+    html_path.write_text(suite_html(suite), encoding="utf-8")
+    return DemoResult(
+        suite=suite, json_report=json_path, markdown_report=md_path, html_report=html_path,
+        report=report,
+    )

@@ -1,10 +1,12 @@
 """The suite report: validity funnel, per-target results, ranking, faults and errors.
 
-`build_report` derives every number from a `SuiteSnapshot`; `render_markdown` renders it.
+`build_report` derives every number from a `SuiteSnapshot`; `render_markdown` and
+`render_html` render it.
 The JSON document of `sane report --format json` is `build_report(...).model_dump(mode="json")`.
 """
 
 from sane.report._build import build_report
+from sane.report._html import render_html, suite_html
 from sane.report._markdown import render_markdown
 from sane.report._models import (
     CallSummary,
@@ -41,5 +43,7 @@ __all__ = [
     "SuiteInfo",
     "TargetSummary",
     "build_report",
+    "render_html",
     "render_markdown",
+    "suite_html",
 ]

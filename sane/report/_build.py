@@ -161,6 +161,10 @@ def _funnel(snapshot: SuiteSnapshot, validity: _Validity, fault_detecting: int) 
         tau=snapshot.config.threshold,
         case_generation_errors=sum(case.error is not None for case in snapshot.cases),
         unresolved=unresolved,
+        skipped_cases=sum(family.skipped for family in snapshot.families),
+        families_stopped=dict(
+            Counter(family.stopped for family in snapshot.families if family.stopped)
+        ),
     )
 
 

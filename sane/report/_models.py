@@ -58,6 +58,10 @@ class Funnel(_Model):
     fault_detecting_families: int
     tau: int
     case_generation_errors: int = 0
+    # Sequential generation (the default) does not write the planned cases of a family
+    # once it cannot reach tau, or (with --stop-at-tau) once it has reached it.
+    skipped_cases: int = 0
+    families_stopped: dict[str, int] = Field(default_factory=dict)
     unresolved: dict[str, int] = Field(default_factory=dict)
 
 
