@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from jinja2 import StrictUndefined, Template, TemplateError
+from pydantic import BaseModel, Field, create_model
 from jinja2.sandbox import SandboxedEnvironment
 
 from sane.errors import InputError, ScorerError
@@ -67,6 +68,14 @@ def load_rubric(config: TargetConfig, context: BuildContext) -> Template:
         raise InputError(str(path), field, f"invalid jinja2 template: {exc}") from exc
 
 
+def reply_schema(contract: OutputContract) -> type[BaseModel]:
+    """The JSON reply a judge with `reply: json` must give: one score inside the contract."""
+    kind: type = float if contract.type == "continuous" else int
+    return create_model(
+        "JudgeReply", score=(kind, Field(ge=contract.min, le=contract.max))
+    )
+
+
 @dataclass
 class LLMJudge:
     """A rubric-prompted model that returns a score under `contract`."""
@@ -78,6 +87,7 @@ class LLMJudge:
     contract: OutputContract
     llm: TextLLM
     temperature: float | None = None
+    reply: str = "text"
     deterministic: bool = False
 
     @property
@@ -98,6 +108,17 @@ class LLMJudge:
 
     async def score(self, record: dict[str, str], repeat: int = 0) -> float:
         messages = [{"role": "user", "content": self.render(record)}]
+        if self.reply == "json":
+            # Constrained JSON: small models that cannot follow "Score: N" still answer.
+            answer = await self.llm.structured(  # type: ignore[attr-defined]
+                self.model,
+                messages,
+                reply_schema(self.contract),
+                task=f"judge:{self.name}",
+                sample_index=repeat,
+                temperature=self.temperature,
+            )
+            return float(answer.score)
         reply = await self.llm.text(
             self.model,
             messages,
@@ -124,4 +145,14 @@ def build_llm_judge(config: TargetConfig, context: BuildContext) -> Target:
         contract=config.output or context.spec.output,
         llm=context.llm,
         temperature=config.temperature,
+        reply=_reply_mode(config),
     )
+
+
+def _reply_mode(config: TargetConfig) -> str:
+    mode = getattr(config, "reply", None) or "text"
+    if mode not in {"text", "json"}:
+        raise InputError(
+            "spec", f"targets.{config.name}.reply", f"must be text or json, not {mode!r}"
+        )
+    return mode
