@@ -306,6 +306,18 @@ def run_trials(trials: int, seed: int, mode: str, delay_s: float, root: Path) ->
     return [trial(i, root, ref, rng, mode) for i in range(trials)]
 
 
+def code_digest() -> str:
+    """A fingerprint of the package sources: prompts decide cache keys, so a change of the
+    code during a long run (another checkout being edited) would change the calls."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "sane").rglob("*")):
+        if path.is_file() and path.suffix in {".py", ".j2", ".yaml"}:
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def summary(results: list[Trial]) -> dict[str, Any]:
     return {
         "trials": len(results),
@@ -333,7 +345,7 @@ def main() -> int:
     args = parser.parse_args()
     sys.path.insert(0, str(FIXTURES))
     root = args.keep or Path(tempfile.mkdtemp(prefix="sane-kill-"))
-    started = time.monotonic()
+    started, code_before = time.monotonic(), code_digest()
     results = run_trials(args.trials, args.seed, args.mode, args.delay, root)
     for t in results:
         print(
@@ -344,6 +356,7 @@ def main() -> int:
         )
     seconds = round(time.monotonic() - started)
     figures = summary(results) | {"mode": args.mode, "delay_s": args.delay, "seconds": seconds}
+    figures["code_changed_during_run"] = code_digest() != code_before
     print(json.dumps(figures, indent=2))
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
