@@ -96,12 +96,23 @@ def _child(argv: list[str]) -> None:
     os._exit(code)
 
 
+SNAPSHOT: list[str] = []  # a frozen copy of the package that subprocesses import first
+
+
+def freeze_package(root: Path) -> None:
+    """Copy the package so edits to the checkout during a long run cannot change the runs."""
+    target = root / "snapshot"
+    shutil.copytree(ROOT / "sane", target / "sane", ignore=shutil.ignore_patterns("__pycache__"))
+    SNAPSHOT[:] = [str(target)]
+
+
 def launch(argv: list[str], mode: str) -> Any:
     if mode == "fork":
         process = multiprocessing.get_context("fork").Process(target=_child, args=(argv,))
         process.start()
         return process
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(FIXTURES), str(ROOT)]))
+    paths = [*SNAPSHOT, str(FIXTURES), str(ROOT)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
     sane = Path(sys.executable).parent / "sane"
     return subprocess.Popen(
         [str(sane), *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
@@ -302,6 +313,8 @@ def run_trials(trials: int, seed: int, mode: str, delay_s: float, root: Path) ->
     rng = random.Random(seed)
     if mode == "fork":
         import sane.cli  # noqa: F401 - imported once here, so forked children start at once
+    if mode == "subprocess":
+        freeze_package(root)
     ref = reference(root, delay_s, mode)
     return [trial(i, root, ref, rng, mode) for i in range(trials)]
 

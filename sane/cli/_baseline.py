@@ -19,6 +19,7 @@ from sane.cli._common import (
     ApiBase,
     Cache,
     Concurrency,
+    LLMTimeout,
     MaxCalls,
     MaxCost,
     Quiet,
@@ -76,6 +77,7 @@ def baseline(
     concurrency: Concurrency = 8,
     max_calls: MaxCalls = None,
     max_cost: MaxCost = None,
+    llm_timeout: LLMTimeout = 120.0,
     quiet: Quiet = False,
 ) -> None:
     """Compare derived recipes with a fixed recipe set on one scorer and example set."""
@@ -100,7 +102,9 @@ def baseline(
                 targets=target,
                 repeats=repeats,
                 timeout_s=timeout,
-                llm=llm_settings(cache, script, api_base, concurrency, max_calls, max_cost),
+                llm=llm_settings(
+                    cache, script, api_base, concurrency, max_calls, max_cost, llm_timeout
+                ),
                 progress=progress,
             )
     (suite_dir / "comparison.json").write_text(

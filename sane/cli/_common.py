@@ -80,6 +80,9 @@ ApiBase = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compati
 Concurrency = Annotated[int, typer.Option(min=1, help="Concurrent LLM calls.")]
 MaxCalls = Annotated[int | None, typer.Option(help="Stop after this many uncached LLM calls.")]
 MaxCost = Annotated[float | None, typer.Option(help="Stop once this many USD are spent.")]
+LLMTimeout = Annotated[
+    float, typer.Option(min=1, help="Seconds one LLM call may take once it runs.")
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
 
 
@@ -90,6 +93,7 @@ def llm_settings(
     concurrency: int,
     max_calls: int | None,
     max_cost: float | None,
+    timeout_s: float = LLMSettings().timeout_s,
 ) -> LLMSettings:
     if script is not None and not script.is_file():
         raise InputError(str(script), "--script", "file not found")
@@ -100,4 +104,5 @@ def llm_settings(
         concurrency=concurrency,
         max_calls=max_calls,
         max_cost=max_cost,
+        timeout_s=timeout_s,
     )

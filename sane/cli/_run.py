@@ -12,6 +12,7 @@ from sane.cli._common import (
     ApiBase,
     Cache,
     Concurrency,
+    LLMTimeout,
     MaxCalls,
     MaxCost,
     Quiet,
@@ -93,6 +94,7 @@ def generate(
     concurrency: Concurrency = 8,
     max_calls: MaxCalls = None,
     max_cost: MaxCost = None,
+    llm_timeout: LLMTimeout = 120.0,
     quiet: Quiet = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the estimated calls and cost; run nothing.")
@@ -131,7 +133,9 @@ def generate(
             exhaustive=exhaustive,
             stop_at_tau=stop_at_tau,
             llm=_routing(
-                llm_settings(cache, script, api_base, concurrency, max_calls, max_cost),
+                llm_settings(
+                    cache, script, api_base, concurrency, max_calls, max_cost, llm_timeout
+                ),
                 router,
                 rate_limit,
             ),
@@ -158,6 +162,7 @@ def execute(
     concurrency: Concurrency = 8,
     max_calls: MaxCalls = None,
     max_cost: MaxCost = None,
+    llm_timeout: LLMTimeout = 120.0,
     quiet: Quiet = False,
 ) -> None:
     """Run the suite's validated families against target scorers."""
@@ -168,7 +173,9 @@ def execute(
             repeats=repeats,
             timeout_s=timeout,
             llm=_routing(
-                llm_settings(cache, script, api_base, concurrency, max_calls, max_cost),
+                llm_settings(
+                    cache, script, api_base, concurrency, max_calls, max_cost, llm_timeout
+                ),
                 router,
                 rate_limit,
             ),
