@@ -1,8 +1,9 @@
 """`sane demo`: the whole method offline, on the embedded models, in one call.
 
-The plan is sized for a two-core machine: a few capabilities, one recipe each
-and four cases per recipe keep the embedded Qwen model's calls to roughly a
-hundred, and the LLM cache makes a second run replay in seconds.
+The plan is sized for a two-core machine: three capabilities, one recipe each
+and three cases per recipe (tau = floor(3/2) + 1 = 2, the method's strict
+majority) keep the embedded Qwen model's calls to about sixty, and the LLM
+cache makes a second run replay in seconds.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ class DemoPlan(BaseModel):
     spec: str = "builtin:faithfulness"
     model: str = "local/qwen2.5-coder-1.5b"
     votes: int = 3
-    cases: int = 4
+    cases: int = 3
     capabilities: int = 3
     recipes_per_capability: int = 1
     targets: list[str] = [

@@ -1,8 +1,9 @@
 """The `python` target: a user function `module:function` that scores a record.
 
 The function receives the record dict (the spec's fields) and returns a number;
-it may be sync or async. Sync functions run in a worker thread so a hanging one
-can be timed out by the executor instead of freezing the event loop. Whether
+it may be sync or async. Sync functions run in a daemon thread so a hanging one
+can be timed out by the executor instead of freezing the event loop, and cannot
+keep the process alive after the run ends (asyncio's default executor would). Whether
 its output is a usable number is the executor's check, not this adapter's.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -56,10 +58,36 @@ class PythonTarget:
     async def score(self, record: dict[str, str], repeat: int = 0) -> float:
         if inspect.iscoroutinefunction(self.function):
             return await self.function(dict(record))
-        result = await asyncio.to_thread(self.function, dict(record))
+        result = await _in_daemon_thread(self.function, dict(record))
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+async def _in_daemon_thread(function: Callable[..., Any], *args: Any) -> Any:
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():
+            outcome()
+
+    def deliver(outcome: Callable[[], None]) -> None:
+        try:
+            loop.call_soon_threadsafe(settle, outcome)
+        except RuntimeError:  # the run ended (a timed-out call finishing late)
+            pass
+
+    def run() -> None:
+        try:
+            value = function(*args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            deliver(lambda error=exc: future.set_exception(error))
+        else:
+            deliver(lambda: future.set_result(value))
+
+    threading.Thread(target=run, daemon=True, name="sane-python-target").start()
+    return await future
 
 
 @register_kind("python")
