@@ -54,5 +54,5 @@ def demo(
     out.print(table)
     out.print(
         f"suite: {result.suite}\nJSON report: {result.json_report}\n"
-        f"markdown report: {result.markdown_report}"
+        f"markdown report: {result.markdown_report}\nHTML report: {result.html_report}"
     )
