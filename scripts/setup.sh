@@ -14,3 +14,8 @@ VPY=.venv/bin/python
 "$VPY" -m pip install --quiet "torch==2.13.0"
 "$VPY" -m pip install --quiet -e ".[dev,local]"
 bash scripts/install_models.sh "$VPY"
+# Headless Chromium (Debian's package) for the HTML report's browser tests.
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
+  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium >/dev/null
+fi
