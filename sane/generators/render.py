@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from functools import cache
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 
 from sane.generators.comparison import Comparison
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
+from sane.report.formatting import markdown_environment
 
 
 def _times(value: float | None) -> str:
@@ -19,16 +16,7 @@ def _times(value: float | None) -> str:
 
 @cache
 def _environment() -> Environment:
-    env = Environment(
-        loader=PackageLoader("sane.generators", "templates"),
-        undefined=StrictUndefined,
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters.update(pct=_pct, times=_times)
-    return env
+    return markdown_environment("sane.generators", times=_times)
 
 
 def render_comparison(comparison: Comparison) -> str:

@@ -29,10 +29,12 @@ from markupsafe import Markup
 
 from sane.records import Capability, Recipe, Requirement
 from sane.report._build import build_report
-from sane.report._markdown import _ci, _num, _pct
 from sane.report._models import FaultEvidence, Report
 from sane.report._plots import heat_colour, pass_rate_plot, stability_plot, threshold_plot
 from sane.report._worddiff import diff_variants
+from sane.report.formatting import ci as _ci
+from sane.report.formatting import num as _num
+from sane.report.formatting import pct as _pct
 from sane.suites.store import SuiteStore
 
 PAGE_SIZE = 50

@@ -10,28 +10,14 @@ from __future__ import annotations
 import html
 from functools import cache
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 
 from sane.report._models import Report
+from sane.report.formatting import markdown_environment
 
 DEFAULT_MAX_FAULTS = 20
 DEFAULT_MAX_ERRORS = 20
 CELL_LIMIT = 160
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
-
-
-def _num(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def _ci(value: tuple[float, float] | None, as_percent: bool = False) -> str:
-    if value is None:
-        return "n/a"
-    fmt = _pct if as_percent else _num
-    return f"[{fmt(value[0])}, {fmt(value[1])}]"
 
 
 def _cell(value: object, limit: int = CELL_LIMIT) -> str:
@@ -49,16 +35,7 @@ def _scores(values: dict[str, list[float | None]]) -> str:
 
 @cache
 def _environment() -> Environment:
-    env = Environment(
-        loader=PackageLoader("sane.report", "templates"),
-        undefined=StrictUndefined,
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters.update(pct=_pct, num=_num, ci=_ci, cell=_cell, scores=_scores)
-    return env
+    return markdown_environment("sane.report", cell=_cell, scores=_scores)
 
 
 def render_markdown(

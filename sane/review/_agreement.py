@@ -21,11 +21,11 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 
 import numpy as np
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 from pydantic import BaseModel, ConfigDict, Field
 
 from sane.records import Case, Decision, PanelDecision, Question, SuiteSnapshot
-from sane.report._markdown import _ci, _num, _pct
+from sane.report.formatting import markdown_environment
 from sane.stats import pass_rate_ci
 from sane.validators.families import count_family
 
@@ -243,16 +243,7 @@ def agreement(
 
 @cache
 def _environment() -> Environment:
-    env = Environment(
-        loader=PackageLoader("sane.review", "templates"),
-        undefined=StrictUndefined,
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters.update(pct=_pct, num=_num, ci=_ci)
-    return env
+    return markdown_environment("sane.review")
 
 
 def render_agreement(report: AgreementReport) -> str:

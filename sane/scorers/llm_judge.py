@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from jinja2 import StrictUndefined, Template, TemplateError
-from pydantic import BaseModel, Field, create_model
 from jinja2.sandbox import SandboxedEnvironment
+from pydantic import BaseModel, Field, create_model
 
 from sane.errors import InputError, ScorerError
 from sane.records import OutputContract, ScorerSpec, TargetConfig

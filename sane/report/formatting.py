@@ -1,0 +1,42 @@
+"""Number formats and the markdown jinja2 environment shared by every text report.
+
+The suite report, the baseline comparison and the review agreement all render
+markdown from package templates with the same filters, so `n/a` and intervals
+read the same everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+
+def pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def num(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def ci(value: tuple[float, float] | None, as_percent: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    fmt = pct if as_percent else num
+    return f"[{fmt(value[0])}, {fmt(value[1])}]"
+
+
+def markdown_environment(package: str, **filters: Callable[..., Any]) -> Environment:
+    """A plain-text (markdown) environment for `package`'s templates/ folder."""
+    env = Environment(
+        loader=PackageLoader(package, "templates"),
+        undefined=StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(pct=pct, num=num, ci=ci, **filters)
+    return env
