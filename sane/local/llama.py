@@ -11,6 +11,7 @@ each loaded model has its own lock.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
@@ -84,9 +85,18 @@ def load(name: str, *, logits_all: bool = False) -> LoadedModel:
 
 
 def unload_all() -> None:
-    """Forget every loaded model (tests use it to force a fresh, verified load)."""
+    """Close every loaded model (tests use it to force a fresh, verified load).
+
+    Also run at exit: a model left to the interpreter's teardown is freed after
+    llama.cpp's own bindings are gone, which prints a spurious traceback.
+    """
     with _loading:
+        for loaded in _loaded.values():
+            loaded.llm.close()
         _loaded.clear()
+
+
+atexit.register(unload_all)
 
 
 def _response_format(json_schema: dict[str, Any] | None) -> dict[str, Any] | None:
