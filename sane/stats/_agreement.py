@@ -13,7 +13,6 @@ sample). Intervals are percentile bootstraps over records (paired resampling).
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from typing import Literal
 
@@ -21,7 +20,7 @@ import numpy as np
 from scipy import stats as sp
 
 from sane.stats._base import StatsModel
-from sane.stats._intervals import _percentile_interval
+from sane.stats._ranking import _paired_ci
 
 
 def auroc(scores: Sequence[float], labels: Sequence[float]) -> float | None:
@@ -88,18 +87,13 @@ def label_agreement(
     if math.isnan(value):
         why = "one class only" if binary else "constant scores or labels"
         return LabelAgreement(**base, note=f"undefined: {why}")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = sp.bootstrap(
-            (s, y),
-            statistic,
-            paired=True,
-            vectorized=False,
-            n_resamples=n_resamples,
-            confidence_level=confidence,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        )
-    interval, _ = _percentile_interval(result.bootstrap_distribution, confidence)
-    ci = None if math.isnan(interval[0]) else interval
+    ci, _ = _paired_ci(
+        s,
+        y,
+        statistic,
+        vectorized=False,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+    )
     return LabelAgreement(**base, value=value, ci=ci)

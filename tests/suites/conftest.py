@@ -1,4 +1,4 @@
-"""A scripted scorer with four targets whose pass rates differ, and helpers to build suites."""
+"""Fixtures for the suite tests: a working folder with the scripted scorer's files."""
 
 from __future__ import annotations
 
@@ -7,33 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
+from suite_builders import FIXTURES, HERE, write_spec
 
-import sane
 from sane.llm import LLMSettings
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-HERE = Path(__file__).resolve().parent
-
-TARGETS = [
-    {"name": "careful", "kind": "python", "ref": "suite_targets:careful"},
-    {"name": "spacey", "kind": "python", "ref": "suite_targets:spacey"},
-    {"name": "lazy", "kind": "python", "ref": "suite_targets:constant"},
-    {"name": "broken", "kind": "python", "ref": "suite_targets:broken"},
-]
-
-
-def write_spec(
-    workdir: Path, name: str = "tiny-faithfulness", criterion: str | None = None
-) -> Path:
-    spec = yaml.safe_load((FIXTURES / "tiny_spec.yaml").read_text())
-    spec["name"] = name
-    if criterion:
-        spec["criterion"] = criterion
-    spec["targets"] = TARGETS
-    path = workdir / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
 
 
 @pytest.fixture
@@ -51,33 +27,3 @@ def scripted(suite_dir: Path) -> LLMSettings:
     return LLMSettings(
         cache_path=suite_dir / "cache.db", script_path=suite_dir / "tiny_script.yaml", backoff_s=0.0
     )
-
-
-def build_suite(
-    workdir: Path,
-    settings: LLMSettings,
-    suite: str,
-    *,
-    seed: int = 0,
-    spec: str = "tiny-faithfulness",
-    generator: str = "derived",
-    execute: bool = True,
-) -> Path:
-    """Generate (n=4, tau=2: two validated families) and execute every target."""
-    path = workdir / suite
-    sane.generate(
-        workdir / f"{spec}.yaml",
-        suite=path,
-        model="scripted",
-        votes=3,
-        cases=4,
-        tau=2,
-        seed=seed,
-        max_capabilities=2,
-        recipes_per_capability=2,
-        generator=generator,
-        llm=settings,
-    )
-    if execute:
-        sane.execute(path, llm=settings, timeout_s=5)
-    return path

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import build_suite
 from scipy import stats as sp
+from suite_builders import build_suite
 from typer.testing import CliRunner
 
 from sane.cli import app

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import build_suite, write_spec
+from suite_builders import build_suite, write_spec
 from typer.testing import CliRunner
 
 from sane.cli import app

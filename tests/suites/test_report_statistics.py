@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import yaml
-from conftest import build_suite
+from suite_builders import build_suite
 
 import sane
 

@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import build_suite
+from suite_builders import build_suite
 from typer.testing import CliRunner
 
 import sane
@@ -76,7 +76,7 @@ def test_different_seeds_make_fresh_calls_and_a_finite_comparison(suite_dir, scr
 
 
 def test_compare_refuses_suites_of_different_scorers(suite_dir, scripted):
-    from conftest import write_spec
+    from suite_builders import write_spec
 
     a = build_suite(suite_dir, scripted, "a.db", execute=False)
     write_spec(suite_dir, name="other-scorer")
