@@ -74,6 +74,9 @@ def run_demo(
     html_path = out_dir / "report.html"
     html_path.write_text(suite_html(suite), encoding="utf-8")
     return DemoResult(
-        suite=suite, json_report=json_path, markdown_report=md_path, html_report=html_path,
+        suite=suite,
+        json_report=json_path,
+        markdown_report=md_path,
+        html_report=html_path,
         report=report,
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from sane.agents._drafts import CapabilityList, CaseDraft, RecipeList
+from sane.agents._drafts import capability_list, case_draft, recipe_list
 from sane.agents.capabilities import PROMPT_EXAMPLES, requirement_meanings
 from sane.inputs import examples_path, load_examples, load_spec
 from sane.llm import check_model
@@ -136,7 +136,7 @@ def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> di
                 examples=examples[:PROMPT_EXAMPLES],
                 limit=config.max_capabilities,
             ),
-            CapabilityList,
+            capability_list(config.max_capabilities),
         ),
         "recipes": with_instruction(
             messages(
@@ -145,7 +145,7 @@ def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> di
                 capability=capability,
                 limit=config.recipes_per_capability,
             ),
-            RecipeList,
+            recipe_list(config.recipes_per_capability),
         ),
         "alignment": with_instruction(messages("vote_alignment.j2", **vote), VoteDraft),
         "cases": with_instruction(
@@ -157,7 +157,7 @@ def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> di
                 case_index=0,
                 example=example,
             ),
-            CaseDraft,
+            case_draft(("perturbed",)),
         ),
         "case panel": with_instruction(messages("vote_realization.j2", **vote), VoteDraft),
     }

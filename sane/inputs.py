@@ -50,7 +50,9 @@ def load_spec(ref: str | Path) -> tuple[ScorerSpec, Path]:
         field, message = _first_problem(exc)
         raise InputError(str(path), field, message) from None
     except (RecursionError, ValueError):  # a self-referencing YAML anchor
-        raise InputError(str(path), None, "a spec must be plain data (no recursive anchors)") from None
+        raise InputError(
+            str(path), None, "a spec must be plain data (no recursive anchors)"
+        ) from None
     _check_targets(spec, path)
     return spec, path
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, model_validator
+from functools import lru_cache
+from typing import Any, Literal
+
+from annotated_types import MaxLen
+from pydantic import BaseModel, Field, create_model, model_validator
 
 from sane.records import Relation, Requirement, relation_roles
 
@@ -13,8 +17,40 @@ class CapabilityDraft(BaseModel):
     requirement: Requirement
 
 
-class CapabilityList(BaseModel):
+class _BoundedList(BaseModel):
+    """A list answer whose bounded versions (below) keep only the items the run uses.
+
+    The bound is in the JSON schema, so a local model's grammar stops it there; a
+    remote model that ignores the schema and writes more has the rest dropped
+    (as the agents always did) rather than its whole answer refused.
+    """
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_extra_items(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for name, field in cls.model_fields.items():
+            limit = next((m.max_length for m in field.metadata if isinstance(m, MaxLen)), None)
+            if limit is not None and isinstance(data.get(name), list):
+                data[name] = data[name][:limit]
+        return data
+
+
+class CapabilityList(_BoundedList):
     capabilities: list[CapabilityDraft] = Field(min_length=1)
+
+
+@lru_cache(maxsize=32)
+def capability_list(limit: int) -> type[CapabilityList]:
+    """CapabilityList with at most `limit` items: the bound reaches the model's output grammar,
+    so a small model stops after what the run will use instead of writing more."""
+    return create_model(
+        "CapabilityList",
+        __base__=CapabilityList,
+        capabilities=(list[CapabilityDraft], Field(min_length=1, max_length=limit)),
+    )
 
 
 class RecipeDraft(BaseModel):
@@ -36,8 +72,18 @@ class RecipeDraft(BaseModel):
         return self
 
 
-class RecipeList(BaseModel):
+class RecipeList(_BoundedList):
     recipes: list[RecipeDraft] = Field(min_length=1)
+
+
+@lru_cache(maxsize=32)
+def recipe_list(limit: int) -> type[RecipeList]:
+    """RecipeList with at most `limit` items (see capability_list)."""
+    return create_model(
+        "RecipeList",
+        __base__=RecipeList,
+        recipes=(list[RecipeDraft], Field(min_length=1, max_length=limit)),
+    )
 
 
 class VariantDraft(BaseModel):
@@ -48,3 +94,37 @@ class VariantDraft(BaseModel):
 class CaseDraft(BaseModel):
     variants: list[VariantDraft] = Field(min_length=1)
     notes: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_unasked_roles(cls, data: Any) -> Any:
+        """Texts for roles nobody asked for (often "original") are dropped, not an error."""
+        role_field = cls.model_fields["variants"].annotation.__args__[0].model_fields["role"]  # type: ignore[union-attr]
+        asked = getattr(role_field.annotation, "__args__", None)
+        if (
+            asked is None
+            or not isinstance(data, dict)
+            or not isinstance(data.get("variants"), list)
+        ):
+            return data
+        kept = [v for v in data["variants"] if not isinstance(v, dict) or v.get("role") in asked]
+        return {**data, "variants": kept}
+
+
+@lru_cache(maxsize=256)
+def case_draft(roles: tuple[str, ...]) -> type[CaseDraft]:
+    """CaseDraft asking for exactly one text per role in `roles`, and no other role.
+
+    The original is never asked for (it is the example's own text), which saves
+    the longest part of the answer and keeps the model from rewriting it.
+    """
+    variant = create_model(
+        "VariantDraft",
+        __base__=VariantDraft,
+        role=(Literal[roles], ...),  # type: ignore[valid-type]
+    )
+    return create_model(
+        "CaseDraft",
+        __base__=CaseDraft,
+        variants=(list[variant], Field(min_length=len(roles), max_length=len(roles))),  # type: ignore[valid-type]
+    )

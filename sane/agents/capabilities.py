@@ -7,7 +7,7 @@ from importlib import resources
 
 import yaml
 
-from sane.agents._drafts import CapabilityList
+from sane.agents._drafts import capability_list
 from sane.llm import LLMClient
 from sane.prompts import messages
 from sane.records import Capability, Example, RunConfig, ScorerSpec
@@ -34,7 +34,7 @@ async def derive_capabilities(
     result = await llm.structured(
         config.model,
         prompt,
-        CapabilityList,
+        capability_list(config.max_capabilities),
         task="capabilities",
         temperature=config.temperature,
         seed=config.seed,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sane.agents._drafts import CaseDraft
+from sane.agents._drafts import case_draft
 from sane.errors import LLMError
 from sane.generators.transforms import TransformError, TransformInput, apply_transform
 from sane.llm import LLMClient
@@ -48,20 +48,24 @@ async def instantiate_case(
         "example_index": example_index,
         "example": example,
     }
+    original = (
+        {"original": example[spec.scored_field]} if "original" in recipe.variant_roles else {}
+    )
+    to_write = tuple(role for role in recipe.variant_roles if role != "original")
+    if not to_write:  # e.g. repeatability of the original: nothing for a model to write
+        return Case(**base, variants=original, notes="the original only")
     try:
         draft = await llm.structured(
             config.model,
             prompt,
-            CaseDraft,
+            case_draft(to_write),
             task="cases",
             temperature=config.temperature,
             seed=config.seed,
         )
     except LLMError as exc:
         return Case(**base, variants={}, error=str(exc))
-    variants = {v.role: v.text for v in draft.variants if v.role in recipe.variant_roles}
-    if "original" in recipe.variant_roles:
-        variants["original"] = example[spec.scored_field]
+    variants = {v.role: v.text for v in draft.variants} | original
     missing = [role for role in recipe.variant_roles if role not in variants]
     error = f"model gave no text for roles {missing}" if missing else None
     return Case(**base, variants=variants, notes=draft.notes, error=error)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from sane.agents._drafts import RecipeList
+from sane.agents._drafts import recipe_list
 from sane.llm import LLMClient
 from sane.prompts import messages
 from sane.records import Capability, Recipe, RunConfig, ScorerSpec
@@ -20,7 +20,7 @@ async def derive_recipes(
     result = await llm.structured(
         config.model,
         prompt,
-        RecipeList,
+        recipe_list(config.recipes_per_capability),
         task="recipes",
         temperature=config.temperature,
         seed=config.seed,

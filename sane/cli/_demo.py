@@ -8,7 +8,16 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from sane.cli._common import Cache, Quiet, app, err, errors_to_exit_codes, out, progress_display
+from sane.cli._common import (
+    Cache,
+    Quiet,
+    Script,
+    app,
+    err,
+    errors_to_exit_codes,
+    out,
+    progress_display,
+)
 from sane.demo import DemoPlan, run_demo
 from sane.llm import LLMSettings
 
@@ -20,17 +29,27 @@ def demo(
     ] = Path("sane-demo"),
     spec: Annotated[str, typer.Option(help="Built-in spec or spec file.")] = DemoPlan().spec,
     model: Annotated[str, typer.Option(help="Agent and oracle model.")] = DemoPlan().model,
+    target: Annotated[
+        list[str] | None,
+        typer.Option(help="Target to run (repeatable; default: the six built-in local targets)."),
+    ] = None,
     cache: Cache = None,
+    script: Script = None,
     quiet: Quiet = False,
 ) -> None:
     """The offline end-to-end run: a suite for a built-in spec, executed on local targets."""
-    plan = DemoPlan(spec=spec, model=model)
+    plan = DemoPlan(spec=spec, model=model, **({"targets": target} if target else {}))
     err.print(
         f"sane demo: {plan.spec} with {plan.model} as agent and oracle "
         f"({plan.capabilities} capabilities, {plan.cases} cases per recipe, {plan.votes} votes)"
     )
     with errors_to_exit_codes(), progress_display(not quiet) as progress:
-        result = run_demo(out_dir, plan=plan, llm=LLMSettings(cache_path=cache), progress=progress)
+        result = run_demo(
+            out_dir,
+            plan=plan,
+            llm=LLMSettings(cache_path=cache, script_path=script),
+            progress=progress,
+        )
     report = result.report
     funnel = report.validity
     out.print(

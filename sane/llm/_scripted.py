@@ -176,7 +176,9 @@ class ScriptedLLM(CustomLLM):
         if not meta.get("script_path"):
             return 0.0
         script = load_script(Path(meta["script_path"]))
-        return delay_s(script, str(meta.get("task", "")), messages, int(meta.get("sample_index", 0)))
+        return delay_s(
+            script, str(meta.get("task", "")), messages, int(meta.get("sample_index", 0))
+        )
 
     def completion(self, model: str, messages: list, **kwargs: Any) -> ModelResponse:
         time.sleep(self._delay(messages, kwargs.get("litellm_params")))

@@ -71,9 +71,7 @@ def load_rubric(config: TargetConfig, context: BuildContext) -> Template:
 def reply_schema(contract: OutputContract) -> type[BaseModel]:
     """The JSON reply a judge with `reply: json` must give: one score inside the contract."""
     kind: type = float if contract.type == "continuous" else int
-    return create_model(
-        "JudgeReply", score=(kind, Field(ge=contract.min, le=contract.max))
-    )
+    return create_model("JudgeReply", score=(kind, Field(ge=contract.min, le=contract.max)))
 
 
 @dataclass

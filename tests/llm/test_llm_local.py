@@ -6,20 +6,13 @@ import asyncio
 import threading
 import time
 import types
-from dataclasses import dataclass
 from typing import Literal
 
 import pytest
 from pydantic import BaseModel
 
 from sane.llm import LLMClient
-
-
-@dataclass
-class FakeCompletion:
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
+from sane.local.llama import LocalCompletion
 
 
 class Verdict(BaseModel):
@@ -43,7 +36,7 @@ def fake_llama(monkeypatch):
         with guard:
             state["running"] -= 1
         decision = "yes" if seed % 2 == 0 else "no"
-        return FakeCompletion(f'{{"decision": "{decision}"}}', 7, 3)
+        return LocalCompletion(f'{{"decision": "{decision}"}}', 7, 3)
 
     module = types.ModuleType("sane.local.llama")
     module.chat = chat

@@ -194,8 +194,9 @@ async def test_lower_is_better_target_is_read_in_the_spec_direction(
     # the target scores *unfaithfulness* on 0..4 (lower is better); the spec is 1-5 faithfulness
     contract = OutputContract(min=0, max=4, higher_is_better=False)
     target = build_target(
-        TargetConfig(name="unfaith", kind="python", ref=ref("counts_errors_inverse"),
-                     output=contract),
+        TargetConfig(
+            name="unfaith", kind="python", ref=ref("counts_errors_inverse"), output=contract
+        ),
         context,
     )
     record = await run_case(target, spec, pair_recipe(), pair_case(), 0.05, timeout_s=TIMEOUT)
@@ -288,9 +289,14 @@ async def test_repeatable_relation_uses_its_own_repeats(spec: ScorerSpec) -> Non
         contract=spec.output, fields=("summary",), values=lambda text, repeat: 1.0 + 2 * repeat
     )
     recipe = Recipe(
-        id="r2", capability_id="c1", requirement=Requirement.repeatability, name="rerun",
-        instruction="score again", variant_roles=["original"],
-        relation=RepeatableRelation(repeats=3), rationale="same input, same score",
+        id="r2",
+        capability_id="c1",
+        requirement=Requirement.repeatability,
+        name="rerun",
+        instruction="score again",
+        variant_roles=["original"],
+        relation=RepeatableRelation(repeats=3),
+        rationale="same input, same score",
     )
     case = pair_case().model_copy(update={"variants": {"original": "the cat sat"}})
     record = await run_case(flaky, spec, recipe, case, 0.05, timeout_s=TIMEOUT)

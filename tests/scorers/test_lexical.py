@@ -36,7 +36,9 @@ async def test_identical_beats_close_beats_unrelated(context: BuildContext, name
     assert 0.0 <= unrelated < 0.2
     assert target.deterministic is True
     assert (target.contract.min, target.contract.max, target.contract.higher_is_better) == (
-        0.0, 1.0, True,
+        0.0,
+        1.0,
+        True,
     )
     assert target.fields == ("summary", "source")
 
@@ -59,8 +61,11 @@ def test_token_f1_squad_normalisation() -> None:
 
 @pytest.mark.parametrize(
     ("reference", "problem"),
-    [(None, "needs a reference_field"), ("nope", "not one of fields"),
-     ("summary", "is the scored field")],
+    [
+        (None, "needs a reference_field"),
+        ("nope", "not one of fields"),
+        ("summary", "is the scored field"),
+    ],
 )
 def test_reference_field_is_checked(
     context: BuildContext, reference: str | None, problem: str

@@ -22,17 +22,26 @@ class FakeLLM:
     replies: list[str]
     calls: list[dict] = field(default_factory=list)
 
-    async def text(self, model, messages, *, task, sample_index=0, temperature=None,
-                   max_tokens=None) -> str:
-        self.calls.append({"model": model, "messages": messages, "task": task,
-                           "sample_index": sample_index, "temperature": temperature})
+    async def text(
+        self, model, messages, *, task, sample_index=0, temperature=None, max_tokens=None
+    ) -> str:
+        self.calls.append(
+            {
+                "model": model,
+                "messages": messages,
+                "task": task,
+                "sample_index": sample_index,
+                "temperature": temperature,
+            }
+        )
         return self.replies[len(self.calls) - 1]
 
 
 def judge(spec: ScorerSpec, base: Path, llm: FakeLLM, prompt: str | None = None, **extra):
     context = BuildContext(spec=spec, base_dir=base, llm=llm)
-    config = TargetConfig(name="gpt", kind="llm_judge", model="openai/gpt-4o-mini",
-                          prompt=prompt, **extra)
+    config = TargetConfig(
+        name="gpt", kind="llm_judge", model="openai/gpt-4o-mini", prompt=prompt, **extra
+    )
     return build_target(config, context)
 
 
@@ -57,12 +66,23 @@ async def test_json_reply(spec: ScorerSpec, tmp_path: Path) -> None:
 async def test_prose_reply_is_an_error_record(spec: ScorerSpec, tmp_path: Path) -> None:
     target = judge(spec, tmp_path, FakeLLM(["I think it's good", "I think it's good"]))
     recipe = Recipe(
-        id="r", capability_id="c", requirement=Requirement.robustness, name="ws",
-        instruction="add spaces", variant_roles=["original", "perturbed"],
-        relation=PairRelation(kind="invariant"), rationale="format is irrelevant",
+        id="r",
+        capability_id="c",
+        requirement=Requirement.robustness,
+        name="ws",
+        instruction="add spaces",
+        variant_roles=["original", "perturbed"],
+        relation=PairRelation(kind="invariant"),
+        rationale="format is irrelevant",
     )
-    case = Case(id="k", recipe_id="r", index=0, example_index=0, example=RECORD,
-                variants={"original": "A cat sat.", "perturbed": "A  cat  sat."})
+    case = Case(
+        id="k",
+        recipe_id="r",
+        index=0,
+        example_index=0,
+        example=RECORD,
+        variants={"original": "A cat sat.", "perturbed": "A  cat  sat."},
+    )
     record = await run_case(target, spec, recipe, case, 0.05, timeout_s=5.0)
     assert record.verdict == Verdict.error
     assert "unparseable judge output" in (record.error or "")
@@ -99,13 +119,28 @@ async def test_sandbox_blocks_introspection(
     llm = FakeLLM(["5"])
     target = judge(spec, tmp_path, llm, prompt="evil.j2")
     record = await run_case(
-        target, spec,
-        Recipe(id="r", capability_id="c", requirement=Requirement.repeatability, name="n",
-               instruction="i", variant_roles=["original", "perturbed"],
-               relation=PairRelation(kind="invariant"), rationale="r"),
-        Case(id="k", recipe_id="r", index=0, example_index=0, example=RECORD,
-             variants={"original": "a", "perturbed": "b"}),
-        0.05, timeout_s=5.0,
+        target,
+        spec,
+        Recipe(
+            id="r",
+            capability_id="c",
+            requirement=Requirement.repeatability,
+            name="n",
+            instruction="i",
+            variant_roles=["original", "perturbed"],
+            relation=PairRelation(kind="invariant"),
+            rationale="r",
+        ),
+        Case(
+            id="k",
+            recipe_id="r",
+            index=0,
+            example_index=0,
+            example=RECORD,
+            variants={"original": "a", "perturbed": "b"},
+        ),
+        0.05,
+        timeout_s=5.0,
     )
     assert record.verdict == Verdict.error
     assert "rubric template failed" in (record.error or "")
@@ -120,9 +155,13 @@ def test_bad_prompt_and_config_are_input_errors(spec: ScorerSpec, tmp_path: Path
     with pytest.raises(InputError, match="invalid jinja2 template"):
         judge(spec, tmp_path, FakeLLM([]), prompt="broken.j2")
     with pytest.raises(InputError) as info:
-        build_target(TargetConfig(name="gpt", kind="llm_judge"),
-                     BuildContext(spec=spec, base_dir=tmp_path, llm=FakeLLM([])))
+        build_target(
+            TargetConfig(name="gpt", kind="llm_judge"),
+            BuildContext(spec=spec, base_dir=tmp_path, llm=FakeLLM([])),
+        )
     assert info.value.field == "targets.gpt.model"
     with pytest.raises(InputError, match="LLM client"):
-        build_target(TargetConfig(name="gpt", kind="llm_judge", model="m"),
-                     BuildContext(spec=spec, base_dir=tmp_path))
+        build_target(
+            TargetConfig(name="gpt", kind="llm_judge", model="m"),
+            BuildContext(spec=spec, base_dir=tmp_path),
+        )

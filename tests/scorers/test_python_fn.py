@@ -33,7 +33,10 @@ async def test_sync_function_scores_the_record(context: BuildContext) -> None:
 async def test_async_function_and_own_contract(context: BuildContext) -> None:
     contract = OutputContract(min=0, max=10, higher_is_better=False)
     config = TargetConfig(
-        name="mine", kind="python", ref=ref("async_length_score"), output=contract,
+        name="mine",
+        kind="python",
+        ref=ref("async_length_score"),
+        output=contract,
         deterministic=True,
     )
     target = build_target(config, context)

@@ -1,0 +1,138 @@
+"""The embedded runtime as sane uses it: long prompts, prefix reuse, both chat models, a judge,
+the context limit, and a small pipeline whose two cold runs must give the same suite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sane import api
+from sane.errors import LLMError
+from sane.inputs import load_spec
+from sane.llm import LLMClient, LLMSettings
+from sane.local import llama
+from sane.scorers.base import BuildContext, build_target
+from sane.suites.content import content_differences, suite_content
+
+pytestmark = pytest.mark.local_models
+
+QWEN = "local/qwen2.5-coder-1.5b"
+VOTE_SCHEMA = {
+    "type": "object",
+    "properties": {"rationale": {"type": "string"}, "decision": {"enum": ["yes", "no"]}},
+    "required": ["rationale", "decision"],
+}
+CITIES = ["Lisbon", "Oslo", "Quito", "Hanoi", "Lagos", "Perth", "Lima", "Riga", "Cairo", "Dakar"]
+
+
+def _long_document() -> str:
+    """About 1,500 tokens of inventory lines; exactly one names a purple umbrella."""
+    lines = [
+        f"Item {i}: a {['red', 'green', 'blue', 'grey'][i % 4]} "
+        f"{['chair', 'lamp', 'kettle', 'rug', 'clock'][i % 5]} stored in {CITIES[i % 10]}."
+        for i in range(120)
+    ]
+    lines.insert(77, "Item 999: a purple umbrella stored in Reykjavik.")
+    return "\n".join(lines)
+
+
+def _ask(question: str, **kwargs: object) -> llama.LocalCompletion:
+    messages = [
+        {"role": "system", "content": "Answer from the inventory below.\n" + _long_document()},
+        {"role": "user", "content": question},
+    ]
+    return llama.chat(QWEN, messages, **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_long_prompt_runs_through_the_real_model_and_is_read():
+    """Over 1,000 prompt tokens: the size that crashed native AMX builds with SIGILL."""
+    reply = _ask("In which city is the purple umbrella stored? Answer in one word.", max_tokens=8)
+    assert reply.prompt_tokens > 1000
+    assert "reykjavik" in reply.text.lower()
+
+
+def test_prefix_reuse_changes_no_token_and_skips_the_shared_prefix():
+    model = llama.load(QWEN)
+    question = "Is there a blue lamp in Oslo? Answer as JSON."
+    kwargs = {"json_schema": VOTE_SCHEMA, "temperature": 0.7, "seed": 11, "max_tokens": 48}
+    model.prefixes.clear()
+    cold = _ask(question, **kwargs)
+    assert cold.reused_tokens == 0
+    again = _ask(question, **kwargs)  # a second vote on the same prompt: no prefill at all
+    assert again.reused_tokens == again.prompt_tokens - 1
+    other = _ask("Is there a red rug in Lima? Answer as JSON.", **kwargs)
+    assert other.reused_tokens >= llama.BLOCK  # the shared inventory block is reused
+    model.prefixes.enabled = False
+    try:
+        model.prefixes.clear()
+        fresh = _ask(question, **kwargs)
+        fresh_other = _ask("Is there a red rug in Lima? Answer as JSON.", **kwargs)
+    finally:
+        model.prefixes.enabled = True
+    assert fresh.reused_tokens == 0
+    assert cold.text == again.text == fresh.text
+    assert other.text == fresh_other.text
+    json.loads(cold.text)  # the grammar still yields schema-shaped JSON
+
+
+def test_a_prompt_over_the_context_window_is_an_error_not_a_crash():
+    huge = "word " * (llama.N_CTX + 200)
+    with pytest.raises(LLMError, match="context window"):
+        llama.chat(QWEN, [{"role": "user", "content": huge}], max_tokens=4)
+
+
+def test_smollm2_chats():
+    reply = llama.chat(
+        "local/smollm2-135m",
+        [{"role": "user", "content": "Say hello in one word."}],
+        max_tokens=16,
+    )
+    assert reply.text.strip() and reply.completion_tokens > 0
+
+
+async def test_the_builtin_smollm_judge_returns_a_score_in_its_range(tmp_path: Path):
+    spec, spec_path = load_spec("builtin:faithfulness")
+    config = next(t for t in spec.targets if t.name == "smollm-judge")
+    llm = LLMClient(LLMSettings(cache_path=tmp_path / "llm.db"))
+    try:
+        judge = build_target(config, BuildContext(spec=spec, base_dir=spec_path.parent, llm=llm))
+        score = await judge.score(
+            {
+                "source": "The council approved the budget on Monday.",
+                "summary": "The council approved the budget.",
+            }
+        )
+    finally:
+        llm.close()
+    assert spec.output.min <= score <= spec.output.max
+
+
+def _small_suite(workdir: Path, name: str) -> Path:
+    suite = workdir / f"{name}.db"
+    api.generate(
+        workdir / "tiny_spec.yaml",
+        suite=suite,
+        model=QWEN,
+        votes=1,
+        cases=2,
+        max_capabilities=1,
+        recipes_per_capability=1,
+        llm=LLMSettings(cache_path=workdir / f"{name}-cache.db"),
+    )
+    api.execute(
+        suite, targets=["careful", "lazy"], llm=LLMSettings(cache_path=workdir / f"{name}-cache.db")
+    )
+    return suite
+
+
+def test_two_cold_runs_with_the_same_seed_give_the_same_suite(workdir: Path):
+    """Fresh LLM caches and freshly loaded models: nothing is replayed, all is recomputed."""
+    llama.unload_all()
+    first = _small_suite(workdir, "first")
+    llama.unload_all()
+    second = _small_suite(workdir, "second")
+    content = suite_content(first)
+    assert content["recipes"] and content["votes"]
+    assert content_differences(first, second) == []
