@@ -61,6 +61,7 @@ def generate(
     generator: str = "derived",
     exhaustive: bool = False,
     stop_at_tau: bool = False,
+    panel: str = "contrastive",
     llm: LLMSettings | None = None,
     progress: Progress = _no_progress,
 ) -> SuiteSnapshot:
@@ -73,7 +74,13 @@ def generate(
     certain and a family stops generating cases once it cannot reach tau, with the
     same outcomes as ``exhaustive=True`` for fewer calls. ``stop_at_tau`` (budget
     mode) also stops a family once it has tau joint-valid cases.
+
+    ``panel="contrastive"`` (default) aligns a recipe only when the panel also rejects
+    its mirror; ``"plain"`` lets the recipe's own majority decide. Either way the
+    suite's planted controls measure the panel (report: ``validity.controls``).
     """
+    if panel not in ("contrastive", "plain"):
+        raise InputError(None, "--panel", f"must be contrastive or plain, not {panel!r}")
     get_generator(generator)  # an unknown generator or fixed set is bad input, before any work
     scorer, spec_path = load_spec(spec)
     rows = load_examples(scorer, examples_path(scorer, spec_path, examples))
@@ -93,6 +100,7 @@ def generate(
         generator=generator,
         exhaustive=exhaustive,
         stop_at_tau=stop_at_tau,
+        panel=panel,
     )
     for field, name in [("--model", model)] + [("--oracle-model", m) for m in oracle_models or []]:
         check_model(name, field)

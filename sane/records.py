@@ -214,6 +214,8 @@ class Recipe(Record):
     transform: str | None = None
     """A registered deterministic transform (sane.generators.transforms) that writes the
     non-original variants by code instead of by the case agent; None = written by a model."""
+    repairs: list[str] = Field(default_factory=list)
+    """What the validity guards (sane.validators.guards) changed, as "guard: reason"."""
 
     @model_validator(mode="after")
     def _relation_uses_declared_roles(self) -> Recipe:
@@ -351,6 +353,9 @@ class RunConfig(Record):
     # stop_at_tau: budget mode, a family stops as soon as it has tau joint-valid cases.
     exhaustive: bool = False
     stop_at_tau: bool = False
+    # contrastive: a recipe is aligned only if the panel also rejects its mirror (the same
+    # recipe claiming the opposite direction); plain: the recipe's own majority decides.
+    panel: Literal["contrastive", "plain"] = "contrastive"
 
     @property
     def threshold(self) -> int:

@@ -28,7 +28,9 @@ from sane.records import (
 from sane.report import build_report
 from sane.scorers.base import Target
 from sane.scorers.execute import batchable, estimate_tolerance, run_case, run_case_batch
-from sane.validators.families import count_family, is_yes, joint_valid_cases
+from sane.validators import controls
+from sane.validators.families import aligned_recipe_ids, count_family, joint_valid_cases
+from sane.validators.guards import case_rejection, guarded_cases, recipe_rejections, repair_recipe
 from sane.validators.sequential import FamilyPlan, run_family
 
 TOLERANCE_SAMPLE = 5
@@ -80,33 +82,49 @@ async def derive_recipes(ctx: RunContext) -> None:
         derived[capability.id] = recipes
 
     await run_all("recipes", capabilities, one, ctx.progress)
-    # Stored in capability order so recipe ids and sequence numbers are stable.
-    ctx.store.put_recipes([r for c in capabilities for r in derived.get(c.id, [])])
+    # Stored in capability order so recipe ids and sequence numbers are stable; the guards
+    # repair what code can (requirement, unused roles) before anything is stored.
+    ctx.store.put_recipes([repair_recipe(r) for c in capabilities for r in derived.get(c.id, [])])
     ctx.store.mark("recipes")
 
 
 async def align_recipes(ctx: RunContext) -> None:
+    """The alignment question on every recipe no guard rejected, and on its mirror (the
+    same recipe claiming the opposite direction: a control, and the contrastive half)."""
     if ctx.store.is_done("alignment"):
         return
     decided = ctx.store.decisions(Question.alignment)
-    pending = [r for r in ctx.store.recipes() if r.id not in decided]
+    recipes = ctx.store.recipes()
+    rejected = recipe_rejections(recipes)  # never put to the panel
+    pending: list[tuple[str, Recipe]] = []
+    for recipe in recipes:
+        if recipe.id in rejected:
+            continue
+        pending.append((recipe.id, recipe))
+        mirrored = controls.mirrored_recipe(recipe)
+        if mirrored is not None:
+            pending.append((controls.mirror_id(recipe.id), mirrored))
+    pending = [(subject, recipe) for subject, recipe in pending if subject not in decided]
 
-    async def one(recipe: Recipe) -> None:
+    async def one(item: tuple[str, Recipe]) -> None:
+        subject, recipe = item
         prompt = messages(
             "vote_alignment.j2",
             spec=ctx.spec,
             recipe=recipe,
             relation_json=recipe.relation.model_dump_json(),
         )
-        ctx.store.put_decision(await ctx.panel.decide(recipe.id, Question.alignment, prompt))
+        ctx.store.put_decision(await ctx.panel.decide(subject, Question.alignment, prompt))
 
     await run_all("alignment", pending, one, ctx.progress)
     ctx.store.mark("alignment")
 
 
 def _aligned(ctx: RunContext) -> list[tuple[int, Recipe]]:
-    alignment = ctx.store.decisions(Question.alignment)
-    return [(seq, r) for seq, r in enumerate(ctx.store.recipes()) if is_yes(alignment, r.id)]
+    """The recipes the suite tests (sane.validators.families), with their sequence numbers."""
+    recipes = ctx.store.recipes()
+    aligned = aligned_recipe_ids(recipes, ctx.store.decisions(Question.alignment), ctx.config)
+    return [(seq, r) for seq, r in enumerate(recipes) if r.id in aligned]
 
 
 Decided = dict[Question, dict[str, PanelDecision]]
@@ -178,8 +196,13 @@ async def instantiate_cases(ctx: RunContext) -> None:
                     ctx.llm, ctx.spec, recipe, seq, index, ctx.examples, config
                 )
                 ctx.store.put_case(case)
-            # A case the agent could not write has nothing to vote on: it stays unrealised.
-            valid = case.error is None and await _validate_case(ctx, decided, recipe, case)
+            # A case the agent could not write has nothing to vote on, and one a guard
+            # rejects is never put to the panel: both stay unrealised.
+            valid = (
+                case.error is None
+                and case_rejection(recipe, case) is None
+                and await _validate_case(ctx, decided, recipe, case)
+            )
             if case.error:
                 ctx.store.put_error("cases", case.id, case.error)
             done += 1
@@ -201,7 +224,14 @@ async def validate_cases(ctx: RunContext) -> None:
         return
     recipes = {r.id: r for r in ctx.store.recipes()}
     decided = _case_decisions(ctx)
-    todo = [case for case in ctx.store.cases() if case.error is None]
+    cases = ctx.store.cases()
+    guarded = guarded_cases(recipes.values(), cases)
+    aligned = {recipe.id for _, recipe in _aligned(ctx)}
+    todo = [
+        case
+        for case in cases
+        if case.error is None and case.id not in guarded and case.recipe_id in aligned
+    ]
 
     async def one(case: Case) -> None:
         await _validate_case(ctx, decided, recipes[case.recipe_id], case)
@@ -210,14 +240,60 @@ async def validate_cases(ctx: RunContext) -> None:
     ctx.store.mark("case_panel")
 
 
+async def decide_controls(ctx: RunContext) -> None:
+    """Planted case controls (sane.validators.controls), never executed: for the first
+    usable case of each tested family, a no-op copy and a decoy instruction (right
+    answer: no) and an edit made by code exactly as stated (right answer: yes)."""
+    if ctx.store.is_done("controls"):
+        return
+    decided = ctx.store.decisions(Question.realization)
+    recipes = ctx.store.recipes()
+    pending: list[tuple[str, Recipe, Case]] = []
+    for seq, recipe in _aligned(ctx):
+        cases = ctx.store.cases(recipe.id)
+        guarded = guarded_cases([recipe], cases)
+        case = next((c for c in cases if c.error is None and c.id not in guarded), None)
+        if case is None:
+            continue
+        items: list[tuple[str, tuple[Recipe, Case] | None]] = [
+            ("noop", (recipe, controls.noop_case(recipe, case))),
+            ("decoy", controls.decoy(recipe, case, recipes)),
+            ("faithful", controls.faithful_case(recipe, case, controls.faithful_edit(seq))),
+        ]
+        for kind, item in items:
+            subject = controls.case_control_id(kind, case.id)
+            if item is not None and subject not in decided:
+                pending.append((subject, *item))
+
+    async def one(item: tuple[str, Recipe, Case]) -> None:
+        subject, recipe, case = item
+        prompt = messages(
+            CASE_QUESTIONS[Question.realization],
+            spec=ctx.spec,
+            recipe=recipe,
+            case=case,
+            relation_json=recipe.relation.model_dump_json(),
+        )
+        ctx.store.put_decision(await ctx.panel.decide(subject, Question.realization, prompt))
+
+    await run_all("controls", pending, one, ctx.progress)
+    ctx.store.mark("controls")
+
+
 async def select_families(ctx: RunContext) -> None:
     realization = ctx.store.decisions(Question.realization)
     applicability = ctx.store.decisions(Question.applicability)
     n = ctx.config.cases
     families = []
     for _, recipe in _aligned(ctx):
+        cases = ctx.store.cases(recipe.id)
         family = count_family(
-            recipe.id, ctx.store.cases(recipe.id), realization, applicability, ctx.config.threshold
+            recipe.id,
+            cases,
+            realization,
+            applicability,
+            ctx.config.threshold,
+            excluded=set(guarded_cases([recipe], cases)),
         )
         # Fewer cases than planned: the sequential schedule stopped the family early.
         skipped = max(n - family.cases, 0)
@@ -236,8 +312,11 @@ def _executable_cases(ctx: RunContext) -> list[tuple[Recipe, Case]]:
     pairs: list[tuple[Recipe, Case]] = []
     for family in ctx.store.families():
         if family.validated:
-            cases = joint_valid_cases(ctx.store.cases(family.recipe_id), realization, applicability)
-            pairs.extend((recipes[family.recipe_id], case) for case in cases)
+            recipe = recipes[family.recipe_id]
+            stored = ctx.store.cases(family.recipe_id)
+            excluded = set(guarded_cases([recipe], stored))
+            cases = joint_valid_cases(stored, realization, applicability, excluded=excluded)
+            pairs.extend((recipe, case) for case in cases)
     return pairs
 
 

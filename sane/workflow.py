@@ -1,7 +1,7 @@
 """The method as one LangGraph graph, read top to bottom.
 
-capabilities -> recipes -> recipe alignment -> cases -> case panel -> families
--> execute -> report. Every stage writes each finished item to the suite store
+capabilities -> recipes -> recipe alignment (with mirror controls) -> cases ->
+case panel -> case controls -> families -> execute -> report. Every stage writes each finished item to the suite store
 at once and skips items already there; the graph is checkpointed in the same
 SQLite file, so an interrupted run resumes at the stage it stopped in, and the
 LLM cache replays every call it had completed.
@@ -51,6 +51,7 @@ def build_graph() -> StateGraph:
     graph.add_node("align_recipes", _node(stages.align_recipes))
     graph.add_node("instantiate_cases", _node(stages.instantiate_cases))
     graph.add_node("validate_cases", _node(stages.validate_cases))
+    graph.add_node("decide_controls", _node(stages.decide_controls))
     graph.add_node("select_families", _node(stages.select_families))
     graph.add_node("execute", _node(stages.execute_targets))
     graph.add_node("report", _node(stages.write_report))
@@ -60,7 +61,8 @@ def build_graph() -> StateGraph:
     graph.add_edge("derive_recipes", "align_recipes")
     graph.add_edge("align_recipes", "instantiate_cases")
     graph.add_edge("instantiate_cases", "validate_cases")
-    graph.add_edge("validate_cases", "select_families")
+    graph.add_edge("validate_cases", "decide_controls")
+    graph.add_edge("decide_controls", "select_families")
     graph.add_conditional_edges("select_families", _after_families, ["execute", END])
     graph.add_edge("execute", "report")
     graph.add_edge("report", END)

@@ -65,7 +65,7 @@ async def instantiate_case(
         )
     except LLMError as exc:
         return Case(**base, variants={}, error=str(exc))
-    variants = {v.role: v.text for v in draft.variants} | original
+    variants = original | {v.role: v.text for v in draft.variants}
     missing = [role for role in recipe.variant_roles if role not in variants]
     error = f"model gave no text for roles {missing}" if missing else None
     return Case(**base, variants=variants, notes=draft.notes, error=error)

@@ -52,6 +52,14 @@ def check(
     max_errors: Annotated[
         int | None, typer.Option(min=0, help="Most errors a target may have.")
     ] = None,
+    max_control_false_accept: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Most share of planted known-wrong items the oracle panel may accept (0-1).",
+        ),
+    ] = None,
     target: Annotated[
         list[str] | None, typer.Option(help="Check only these targets; default all.")
     ] = None,
@@ -62,13 +70,14 @@ def check(
             max_faults=max_faults,
             max_faults_per_requirement=_requirement_limits(max_faults_per_requirement or []),
             max_errors=max_errors,
+            max_control_false_accept=max_control_false_accept,
         )
         if not limits.any():
             raise InputError(
                 None,
                 "--max-faults",
                 "give at least one limit (--max-faults, --max-faults-per-requirement, "
-                "--max-errors)",
+                "--max-errors, --max-control-false-accept)",
             )
         report = api.report(suite)
         result = evaluate(report, limits, target)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,6 +18,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from sane.errors import BudgetExceeded, InputError, SaneError
 from sane.llm import LLMSettings
+from sane.validators.guards import guard_text
+
+if TYPE_CHECKING:
+    from sane.report import Funnel
 
 app = typer.Typer(
     name="sane",
@@ -106,3 +110,16 @@ def llm_settings(
         max_cost=max_cost,
         timeout_s=timeout_s,
     )
+
+
+def print_validity(funnel: Funnel) -> None:
+    """The suite's own validity in plain words: a failed panel first, then guards and controls."""
+    controls = funnel.controls
+    if controls is not None and controls.failed:
+        err.print(f"WARNING: {controls.summary}", style="bold red", markup=False)
+    elif controls is not None:
+        err.print(controls.summary, markup=False)
+    else:
+        err.print("This suite has no planted controls: its panel's error is unmeasured.")
+    caught = "; ".join(f"{n} {guard_text(g)}" for g, n in funnel.guards.items())
+    err.print(f"validity guards: {caught or 'nothing caught'}", markup=False)

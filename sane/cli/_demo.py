@@ -16,6 +16,7 @@ from sane.cli._common import (
     err,
     errors_to_exit_codes,
     out,
+    print_validity,
     progress_display,
 )
 from sane.demo import DemoPlan, run_demo
@@ -57,6 +58,7 @@ def demo(
         f"aligned -> {funnel.validated_families} validated families "
         f"({funnel.joint_valid_cases} of {funnel.cases} cases joint-valid)"
     )
+    print_validity(funnel)
     table = Table(title="targets")
     for column in ("rank", "target", "pass rate", "faults", "errors", "cases"):
         table.add_column(column)

@@ -22,11 +22,13 @@ from sane.cli._common import (
     errors_to_exit_codes,
     llm_settings,
     out,
+    print_validity,
     progress_display,
 )
 from sane.errors import InputError
 from sane.estimate import estimate_inputs, render_estimate
 from sane.llm import LLMSettings
+from sane.report import build_report
 
 Router = Annotated[
     Path | None,
@@ -86,6 +88,13 @@ def generate(
         bool,
         typer.Option(help="Budget mode: stop a family once it has tau joint-valid cases."),
     ] = False,
+    panel: Annotated[
+        str,
+        typer.Option(
+            help="contrastive (default): a recipe is aligned only if its mirror is rejected; "
+            "plain: the recipe's own majority decides."
+        ),
+    ] = "contrastive",
     router: Router = None,
     rate_limit: RateLimit = None,
     cache: Cache = None,
@@ -132,6 +141,7 @@ def generate(
             generator=generator,
             exhaustive=exhaustive,
             stop_at_tau=stop_at_tau,
+            panel=panel,
             llm=_routing(
                 llm_settings(
                     cache, script, api_base, concurrency, max_calls, max_cost, llm_timeout
@@ -141,10 +151,11 @@ def generate(
             ),
             progress=progress,
         )
-    validated = sum(f.validated for f in snapshot.families)
+    funnel = build_report(snapshot).validity
+    print_validity(funnel)
     err.print(
-        f"suite {suite}: {len(snapshot.recipes)} candidate recipes, "
-        f"{len(snapshot.families)} aligned, {validated} validated families"
+        f"suite {suite}: {funnel.candidate_recipes} candidate recipes, "
+        f"{funnel.aligned_recipes} aligned, {funnel.validated_families} validated families"
     )
 
 

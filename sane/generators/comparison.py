@@ -18,10 +18,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from sane.errors import InputError
-from sane.records import Decision, SuiteSnapshot
+from sane.records import SuiteSnapshot
 from sane.report import Report, build_report
 from sane.stats import ThresholdRow
 from sane.suites.store import SuiteStore
+from sane.validators.families import aligned_recipe_ids
 
 
 class _Model(BaseModel):
@@ -103,12 +104,12 @@ def _recipe_signature(text: str, relation_kind: str) -> str:
 def unique_aligned(snapshot: SuiteSnapshot) -> int:
     """Distinct aligned recipes: same instruction (case, spacing, punctuation aside) and the
     same relation kind count once (a derived suite can propose one recipe twice)."""
+    aligned = aligned_recipe_ids(snapshot.recipes, snapshot.alignment, snapshot.config)
     return len(
         {
             _recipe_signature(recipe.instruction, recipe.relation.kind)
             for recipe in snapshot.recipes
-            if (decision := snapshot.alignment.get(recipe.id)) is not None
-            and decision.decision is Decision.yes
+            if recipe.id in aligned
         }
     )
 

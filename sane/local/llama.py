@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 
 PROVIDER_PREFIX = "local/"
 N_CTX = 4096
-BLOCK = 256  # prompt evaluation block = llama.cpp batch = the prefix-state boundary spacing
+BLOCK = 128  # prompt evaluation block = llama.cpp batch = the prefix-state boundary spacing
 PREFIX_STATE_BYTES = 768 * 2**20  # per model; a 2,000-token Qwen prefix state is about 57 MB
 # Sampling as llama-cpp-python's chat completion does it by default.
 TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
@@ -221,6 +221,7 @@ def _prefill(model: LoadedModel, tokens: list[int]) -> int:
     """
     llm, prefixes = model.llm, model.prefixes
     reused, state = prefixes.longest(tokens)
+    save_points = prefixes.save_points(tokens)
     llm._ctx.kv_cache_clear()
     llm.n_tokens = 0
     if state is not None:
@@ -230,7 +231,7 @@ def _prefill(model: LoadedModel, tokens: list[int]) -> int:
         stop = min(end, (position // BLOCK + 1) * BLOCK)
         llm.eval(tokens[position:stop])
         position = stop
-        if prefixes.wants(position, len(tokens)):
+        if position in save_points:
             prefixes.put(tokens[:position], _seq_state(llm))
     llm.eval(tokens[end:])
     prefixes.record(len(tokens), reused)
@@ -245,24 +246,105 @@ def _grammar(json_schema: dict[str, Any] | None) -> Any:
     return LlamaGrammar.from_json_schema(json.dumps(json_schema), verbose=False)
 
 
+def _chain(temperature: float, seed: int) -> Any:
+    """llama-cpp-python's default chat sampling chain (top-k, top-p, min-p, temperature)."""
+    from llama_cpp._internals import LlamaSampler
+
+    chain = LlamaSampler()
+    chain.add_top_k(TOP_K)
+    if temperature <= 0.0:
+        chain.add_greedy()
+    else:
+        chain.add_top_p(TOP_P, 1)
+        chain.add_min_p(MIN_P, 1)
+        chain.add_temp(temperature)
+        chain.add_dist(seed)
+    return chain
+
+
+class _GrammarSampler:
+    """Grammar-constrained sampling that checks one token per step, not the vocabulary.
+
+    Applying a grammar to all 150k candidate tokens each step is where
+    constrained decoding spends its time. As llama.cpp's own samplers do, a
+    token is sampled without the grammar and only checked against it; only when
+    it is refused is the grammar applied to the whole vocabulary and the token
+    sampled again. The result is the same token the grammar-first chain would
+    give whenever the unconstrained choice is valid, and always a valid one.
+    """
+
+    def __init__(self, llm: Llama, grammar: Any, temperature: float, seed: int) -> None:
+        from llama_cpp._internals import LlamaSampler
+
+        self.llm = llm
+        self.chain = _chain(temperature, seed)
+        self.grammar: Any = None
+        if grammar is not None:
+            self.grammar = LlamaSampler()
+            self.grammar.add_grammar(llm._model, grammar)
+        self.resampled = 0
+
+    def _allowed(self, token: int) -> bool:
+        import llama_cpp
+
+        one = (llama_cpp.llama_token_data * 1)(llama_cpp.llama_token_data(token, 0.0, 0.0))
+        candidates = llama_cpp.llama_token_data_array(one, 1, -1, False)
+        llama_cpp.llama_sampler_apply(self.grammar.sampler, ctypes.byref(candidates))
+        return one[0].logit != float("-inf")
+
+    def _resample(self) -> int:
+        import llama_cpp
+        import numpy as np
+
+        n_vocab = self.llm.n_vocab()
+        logits = np.ctypeslib.as_array(
+            llama_cpp.llama_get_logits_ith(self.llm.ctx, -1), shape=(n_vocab,)
+        )
+        data = (llama_cpp.llama_token_data * n_vocab)()
+        view = np.ctypeslib.as_array(data)
+        view["id"] = np.arange(n_vocab)
+        view["logit"] = logits
+        view["p"] = 0.0
+        candidates = llama_cpp.llama_token_data_array(data, n_vocab, -1, False)
+        llama_cpp.llama_sampler_apply(self.grammar.sampler, ctypes.byref(candidates))
+        llama_cpp.llama_sampler_apply(self.chain.sampler, ctypes.byref(candidates))
+        return int(data[candidates.selected].id)
+
+    def sample(self) -> int:
+        token = self.chain.sample(self.llm._ctx, -1)
+        if self.grammar is None:
+            return token
+        if not self._allowed(token):
+            self.resampled += 1
+            token = self._resample()
+        return token
+
+    def accept(self, token: int) -> None:
+        if self.grammar is not None:
+            self.grammar.accept(token)
+
+    def close(self) -> None:
+        self.chain.close()
+        if self.grammar is not None:
+            self.grammar.close()
+
+
 def _generate(
     llm: Llama, *, grammar: Any, temperature: float, seed: int, max_tokens: int, stop: list[str]
 ) -> tuple[list[int], str]:
     """Sample up to max_tokens after the prefilled prompt; stops at an end token or stop string."""
-    llm.set_seed(seed)
-    sampler = llm._init_sampler(
-        top_k=TOP_K, top_p=TOP_P, min_p=MIN_P, temp=temperature, grammar=grammar
-    )
     import llama_cpp
 
+    sampler = _GrammarSampler(llm, grammar, temperature, seed)
     vocab = llm._model.vocab
     generated: list[int] = []
     text = ""
     try:
         for _ in range(max_tokens):
-            token = sampler.sample(llm._ctx, -1)
+            token = sampler.sample()
             if llama_cpp.llama_vocab_is_eog(vocab, token):
                 break
+            sampler.accept(token)
             generated.append(token)
             text = llm.detokenize(generated, special=False).decode("utf-8", "ignore")
             hit = next((s for s in stop if s in text), None)

@@ -5,6 +5,10 @@ votes of one decision are the same prompt, so most prompt tokens were already
 evaluated by an earlier call. A state is saved at fixed *boundaries* only
 (every `block` tokens from position 0, and just before a prompt's last token),
 and prompts are always evaluated in blocks aligned to those same boundaries.
+States are saved only where reuse is likely: every `save_every` tokens (the
+shared system + spec block), just before the last token (the k votes of one
+decision), and where the prompt parts from the most similar recent prompt
+(two questions about one case share the case and differ in the question).
 That makes the result independent of what happens to be cached: loading a
 saved prefix gives bit-for-bit the KV that evaluating it would give, so reuse
 on or off, and any call order, yield the same tokens for the same seed.
@@ -12,8 +16,10 @@ on or off, and any call order, yield the same tokens for the same seed.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
+
+import numpy as np
 
 
 @dataclass
@@ -35,10 +41,12 @@ class PrefixStates:
 
     block: int
     max_bytes: int
+    save_every: int = 512
     enabled: bool = True
     stats: PrefixStats = field(default_factory=PrefixStats)
     _states: OrderedDict[tuple[int, ...], bytes] = field(default_factory=OrderedDict)
     _bytes: int = 0
+    _recent: deque[np.ndarray] = field(default_factory=lambda: deque(maxlen=64))
 
     def boundaries(self, n_tokens: int) -> list[int]:
         """The positions (descending) where a prompt of n_tokens may have a saved state."""
@@ -57,9 +65,20 @@ class PrefixStates:
                     return n, state
         return 0, None
 
-    def wants(self, n: int, n_tokens: int) -> bool:
-        """Whether position n of an n_tokens prompt is a boundary worth saving."""
-        return self.enabled and n > 0 and (n % self.block == 0 or n == n_tokens - 1)
+    def save_points(self, tokens: list[int]) -> set[int]:
+        """Where to save states while evaluating `tokens` (and remember the prompt)."""
+        if not self.enabled:
+            return set()
+        end = len(tokens) - 1
+        points = set(range(self.save_every, end, self.save_every)) | {end}
+        current = np.asarray(tokens)
+        for previous in self._recent:
+            n = min(len(previous), len(current))
+            differ = np.flatnonzero(previous[:n] != current[:n])
+            shared = int(differ[0]) if len(differ) else n
+            points.add(min(shared, end) // self.block * self.block)
+        self._recent.append(current)
+        return {p for p in points if p > 0}
 
     def put(self, tokens: list[int], state: bytes) -> None:
         if not self.enabled or len(state) > self.max_bytes:

@@ -29,6 +29,8 @@ from sane.report._models import (
     CallSummary,
     CallTotals,
     CapabilitySummary,
+    ControlRate,
+    Controls,
     ErrorSummary,
     ExecutionError,
     FamilySummary,
@@ -57,6 +59,9 @@ from sane.stats import (
     stability_sensitivity,
     threshold_sensitivity,
 )
+from sane.validators import controls
+from sane.validators.families import aligned_recipe_ids
+from sane.validators.guards import guarded_cases, recipe_rejections
 
 
 def _yes(decisions: Mapping[str, PanelDecision], key: str) -> bool:
@@ -84,11 +89,14 @@ class _Validity:
     families: dict[str, _FamilyCount]
     validated: set[str]
     warnings: list[str] = field(default_factory=list)
+    guarded_recipes: dict[str, tuple[str, str]] = field(default_factory=dict)
+    guarded_cases: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def _validity(snapshot: SuiteSnapshot) -> _Validity:
-    recipe_ids = {recipe.id for recipe in snapshot.recipes}
-    aligned = {rid for rid in recipe_ids if _yes(snapshot.alignment, rid)}
+    guarded_recipes = recipe_rejections(snapshot.recipes)
+    guarded = guarded_cases(snapshot.recipes, snapshot.cases)
+    aligned = aligned_recipe_ids(snapshot.recipes, snapshot.alignment, snapshot.config)
     families = {recipe.id: _FamilyCount() for recipe in snapshot.recipes}
     realized, applicable, joint_valid = set(), set(), set()
     warnings: list[str] = []
@@ -98,7 +106,7 @@ def _validity(snapshot: SuiteSnapshot) -> _Validity:
             warnings.append(f"case {case.id} belongs to unknown recipe {case.recipe_id}")
             family = families.setdefault(case.recipe_id, _FamilyCount())
         family.cases += 1
-        if not _yes(snapshot.realization, case.id):
+        if case.id in guarded or not _yes(snapshot.realization, case.id):
             continue
         realized.add(case.id)
         family.realized += 1
@@ -112,7 +120,17 @@ def _validity(snapshot: SuiteSnapshot) -> _Validity:
     tau = snapshot.config.threshold
     validated = {rid for rid, count in families.items() if count.joint_valid >= tau}
     warnings += _check_stored_families(snapshot, families, validated)
-    return _Validity(aligned, realized, applicable, joint_valid, families, validated, warnings)
+    return _Validity(
+        aligned,
+        realized,
+        applicable,
+        joint_valid,
+        families,
+        validated,
+        warnings,
+        guarded_recipes,
+        guarded,
+    )
 
 
 def _check_stored_families(
@@ -140,9 +158,63 @@ def _check_stored_families(
     return warnings
 
 
+def _rate(items: int, wrong: int) -> ControlRate:
+    if not items:
+        return ControlRate()
+    return ControlRate(items=items, wrong=wrong, rate=wrong / items, ci=pass_rate_ci(wrong, items))
+
+
+def _controls(snapshot: SuiteSnapshot) -> Controls | None:
+    """The panel's record on the planted controls; None for a suite that has none."""
+    by_kind = controls.tally(snapshot.alignment, snapshot.realization)
+    if not any(items for items, _ in by_kind.values()):
+        return None
+
+    def total(kinds: tuple[str, ...]) -> tuple[int, int]:
+        return (sum(by_kind[k][0] for k in kinds), sum(by_kind[k][1] for k in kinds))
+
+    false_accept = _rate(*total(controls.NEGATIVE_KINDS))
+    false_reject = _rate(*total(controls.POSITIVE_KINDS))
+    over = [
+        f"it accepted {side.wrong} of {side.items} known-wrong items"
+        if name == "accept"
+        else f"it rejected {side.wrong} of {side.items} known-right items"
+        for name, side, limit in (
+            ("accept", false_accept, controls.MAX_FALSE_ACCEPT),
+            ("reject", false_reject, controls.MAX_FALSE_REJECT),
+        )
+        if side.rate is not None and side.rate > limit
+    ]
+    if over:
+        summary = (
+            "The oracle panel FAILED its controls: "
+            + " and ".join(over)
+            + ". This suite's validity decisions are unreliable, so its faults are not evidence."
+        )
+    else:
+        summary = (
+            f"The oracle panel passed its controls: it accepted {false_accept.wrong} of "
+            f"{false_accept.items} known-wrong items and rejected {false_reject.wrong} of "
+            f"{false_reject.items} known-right ones."
+        )
+    return Controls(
+        false_accept=false_accept,
+        false_reject=false_reject,
+        by_kind=by_kind,
+        max_false_accept=controls.MAX_FALSE_ACCEPT,
+        max_false_reject=controls.MAX_FALSE_REJECT,
+        failed=bool(over),
+        summary=summary,
+    )
+
+
 def _funnel(snapshot: SuiteSnapshot, validity: _Validity, fault_detecting: int) -> Funnel:
     unresolved = {
-        question: sum(d.decision is Decision.unresolved for d in decisions.values())
+        question: sum(
+            d.decision is Decision.unresolved
+            for subject, d in decisions.items()
+            if not controls.is_control(subject)
+        )
         for question, decisions in (
             ("alignment", snapshot.alignment),
             ("realization", snapshot.realization),
@@ -165,7 +237,19 @@ def _funnel(snapshot: SuiteSnapshot, validity: _Validity, fault_detecting: int) 
         families_stopped=dict(
             Counter(family.stopped for family in snapshot.families if family.stopped)
         ),
+        guards=_guard_counts(snapshot, validity),
+        controls=_controls(snapshot),
     )
+
+
+def _guard_counts(snapshot: SuiteSnapshot, validity: _Validity) -> dict[str, int]:
+    """Hits per validity guard: recipe repairs, rejected recipes, rejected cases."""
+    repairs = Counter(
+        repair.split(":", 1)[0] for recipe in snapshot.recipes for repair in recipe.repairs
+    )
+    rejected = Counter(guard for guard, _ in validity.guarded_recipes.values())
+    rejected.update(guard for guard, _ in validity.guarded_cases.values())
+    return dict(sorted((repairs + rejected).items()))
 
 
 # ------------------------------------------------------------------ executions

@@ -4,7 +4,8 @@ Why a separate step from the report: a pipeline needs a yes/no answer and an exi
 plus a short markdown summary for its log. Limits are upper bounds: a target passes
 when its count is at most the limit. A target the spec declares but that has no result,
 or a suite with no executed target at all, fails the gate: nothing measured is not
-"within limits".
+"within limits". `max_control_false_accept` gates the suite itself: the share of
+planted known-wrong items its oracle panel accepted (a suite without controls fails).
 """
 
 from __future__ import annotations
@@ -23,22 +24,24 @@ class Limits(BaseModel):
     max_faults: int | None = Field(default=None, ge=0)
     max_faults_per_requirement: dict[str, int] = Field(default_factory=dict)
     max_errors: int | None = Field(default=None, ge=0)
+    max_control_false_accept: float | None = Field(default=None, ge=0.0, le=1.0)
 
     def any(self) -> bool:
         return (
             self.max_faults is not None
             or self.max_errors is not None
             or bool(self.max_faults_per_requirement)
+            or self.max_control_false_accept is not None
         )
 
 
 class Check(BaseModel):
     """One measured count against one limit."""
 
-    target: str
-    measure: str  # "faults", "errors" or "faults[REQUIREMENT]"
-    value: int | None  # None: the target has no result
-    limit: int
+    target: str  # a target's name, or "(oracle panel)" for the suite's own controls
+    measure: str  # "faults", "errors", "faults[REQUIREMENT]" or "control false-accept rate"
+    value: float | None  # None: nothing measured (no result, or no controls)
+    limit: float
 
     @property
     def passed(self) -> bool:
@@ -92,6 +95,22 @@ def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -
         for name in names
         for measure, value, limit in _measures(report, name, limits)
     ]
+    if limits.max_control_false_accept is not None:
+        controls = report.validity.controls
+        rate = controls.false_accept.rate if controls else None
+        if rate is None:
+            problems.append(
+                "this suite has no planted controls, so the panel's false-accept rate is "
+                "unknown (regenerate it with this version of sane)"
+            )
+        checks.append(
+            Check(
+                target="(oracle panel)",
+                measure="control false-accept rate",
+                value=rate,
+                limit=limits.max_control_false_accept,
+            )
+        )
     return GateResult(checks=checks, problems=problems)
 
 

@@ -36,6 +36,7 @@ from sane.report.formatting import ci as _ci
 from sane.report.formatting import num as _num
 from sane.report.formatting import pct as _pct
 from sane.suites.store import SuiteStore
+from sane.validators.guards import guard_text
 
 PAGE_SIZE = 50
 
@@ -170,7 +171,9 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pct=_pct, num=_num, ci=_ci, heat=heat_colour, formula=relation_text)
+    env.filters.update(
+        pct=_pct, num=_num, ci=_ci, heat=heat_colour, formula=relation_text, guard_text=guard_text
+    )
     return env
 
 

@@ -14,6 +14,7 @@ from jinja2 import Environment
 
 from sane.report._models import Report
 from sane.report.formatting import markdown_environment
+from sane.validators.guards import guard_text
 
 DEFAULT_MAX_FAULTS = 20
 DEFAULT_MAX_ERRORS = 20
@@ -35,7 +36,7 @@ def _scores(values: dict[str, list[float | None]]) -> str:
 
 @cache
 def _environment() -> Environment:
-    return markdown_environment("sane.report", cell=_cell, scores=_scores)
+    return markdown_environment("sane.report", cell=_cell, scores=_scores, guard_text=guard_text)
 
 
 def render_markdown(

@@ -40,6 +40,33 @@ class SuiteInfo(_Model):
     created: str
 
 
+class ControlRate(_Model):
+    """One side of the panel's control record: items, wrong answers, rate, Wilson interval."""
+
+    items: int = 0
+    wrong: int = 0
+    rate: float | None = None
+    ci: tuple[float, float] | None = None
+
+
+class Controls(_Model):
+    """How the panel did on the suite's planted controls (sane.validators.controls).
+
+    ``false_accept``: negative controls (mirror pairs both accepted, no-op cases and decoy
+    instructions accepted); ``false_reject``: positive controls (edits made by code exactly
+    as instructed) not accepted. ``failed`` when either rate is over its limit: the
+    suite's faults are then not evidence. ``by_kind`` maps a kind to (items, wrong).
+    """
+
+    false_accept: ControlRate
+    false_reject: ControlRate
+    by_kind: dict[str, tuple[int, int]]
+    max_false_accept: float
+    max_false_reject: float
+    failed: bool
+    summary: str
+
+
 class Funnel(_Model):
     """Validity accounting, nested: joint_valid <= applicable <= realized <= cases.
 
@@ -63,6 +90,11 @@ class Funnel(_Model):
     skipped_cases: int = 0
     families_stopped: dict[str, int] = Field(default_factory=dict)
     unresolved: dict[str, int] = Field(default_factory=dict)
+    # Hits per validity guard (sane.validators.guards): recipes repaired (requirement_refiled,
+    # unused_roles_dropped) or rejected (recipe_no_op, recipe_duplicate) and cases rejected
+    # (case_no_op) in code, whatever the panel said.
+    guards: dict[str, int] = Field(default_factory=dict)
+    controls: Controls | None = None
 
 
 class GroupSummary(_Model):

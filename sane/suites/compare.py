@@ -26,10 +26,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from sane.errors import InputError, SaneError
-from sane.records import Decision, Recipe, SuiteSnapshot
+from sane.records import Recipe, SuiteSnapshot
 from sane.report import Report, build_report
 from sane.stats import ProfileDistance, RankCorrelation, profile_mae, rank_correlation
 from sane.suites.store import SuiteStore
+from sane.validators.families import aligned_recipe_ids
 
 EMBEDDING_MODEL = "all-minilm-l6-v2"
 EMBEDDING_THRESHOLD = 0.7
@@ -207,11 +208,8 @@ def match_recipes(a: list[Recipe], b: list[Recipe], method: str = "auto") -> Rec
 
 
 def _aligned(snapshot: SuiteSnapshot) -> list[Recipe]:
-    return [
-        r
-        for r in snapshot.recipes
-        if (d := snapshot.alignment.get(r.id)) is not None and d.decision is Decision.yes
-    ]
+    aligned = aligned_recipe_ids(snapshot.recipes, snapshot.alignment, snapshot.config)
+    return [r for r in snapshot.recipes if r.id in aligned]
 
 
 def _side(path: Path, snapshot: SuiteSnapshot, report: Report) -> SuiteSide:

@@ -17,16 +17,24 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, field_validator
 
 from sane.errors import LLMError
 from sane.llm import LLMClient
 from sane.records import Decision, PanelDecision, Question, Vote
 
+RATIONALE_CHARS = 160  # "one short sentence": the bound reaches a local model's grammar
+
 
 class VoteDraft(BaseModel):
-    rationale: str = ""
+    rationale: str = Field(default="", max_length=RATIONALE_CHARS)
     decision: Literal["yes", "no"]
+
+    @field_validator("rationale", mode="before")
+    @classmethod
+    def _shorten(cls, value: object) -> object:
+        """A remote model that writes more keeps its vote; the rationale is cut, not refused."""
+        return value[:RATIONALE_CHARS] if isinstance(value, str) else value
 
 
 def majority(votes: list[Vote], k: int) -> Decision:

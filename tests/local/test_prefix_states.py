@@ -37,7 +37,15 @@ def test_disabled_store_saves_and_finds_nothing():
     states = PrefixStates(block=2, max_bytes=100, enabled=False)
     states.put([1, 2], b"xx")
     assert states.longest([1, 2, 3]) == (0, None)
-    assert not states.wants(2, 3)
+    assert states.save_points([1, 2, 3]) == set()
+
+
+def test_states_are_saved_periodically_before_the_last_token_and_where_prompts_part():
+    states = PrefixStates(block=4, max_bytes=100, save_every=8)
+    first = list(range(20))
+    assert states.save_points(first) == {8, 16, 19}
+    second = [*range(13), 99, 98, 97, 96, 95, 94]  # parts from the first at position 13
+    assert states.save_points(second) == {8, 12, 16, 18}
 
 
 def test_hit_rate_counts_reused_prompt_tokens():

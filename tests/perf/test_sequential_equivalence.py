@@ -122,6 +122,7 @@ def _run(workdir: Path, name: str, script: Path, **mode: bool) -> tuple[SuiteSna
         cases=N_CASES,
         max_capabilities=CAPABILITIES,
         recipes_per_capability=2,
+        panel="plain",  # the scripted votes are hand-laid per recipe; mirrors are not the point
         llm=settings,
         **mode,
     )

@@ -87,8 +87,9 @@ def test_cost_budget_on_a_priced_model(
     # Each call costs 10 prompt + 5 completion gpt-4o-mini tokens (4.5e-6 USD).
     code, _, err = cli(*argv, "--max-cost", "0.00001")
     assert code == 3 and "cost budget reached" in err and "resume" in err, err
-    # The limit is checked before each call; the price is known once a call returns.
-    assert 2 <= len(fault_server.requests) <= 5
+    # The limit is checked before each call; the price is known once a call returns, so at
+    # most `--concurrency` (default 8) calls can pass the check before the budget is seen spent.
+    assert 2 <= len(fault_server.requests) <= 8
     code, _, err = cli(*argv, "--max-cost", "1")
     assert code == 0, err
     assert kt.repeated_fetches(tiny) == 0  # the paid calls were replayed, not bought again

@@ -60,6 +60,7 @@ RECIPES = {
     ]
 }
 YES = {"rationale": "fine", "decision": "yes"}
+NO = {"rationale": "wrong direction", "decision": "no"}
 
 
 def _ok(payload: object) -> Ok:
@@ -76,7 +77,8 @@ def respond(body: dict[str, Any], faults: bool = True) -> Action:
     if "Question (relation applicability)" in text:
         return Malformed() if faults and "case-3\n" in text else _ok(YES)
     if "Question (recipe alignment)" in text:
-        return _ok(YES)
+        # a sound oracle: the mirror of the decrease recipe (a HIGHER score) is refused
+        return _ok(NO if "a HIGHER score" in text else YES)
     if "Case number:" in text:
         number = int(re.search(r"Case number: (\d+)", text).group(1))  # type: ignore[union-attr]
         if faults and number == 1:

@@ -90,7 +90,7 @@ def make_snapshot(
                 capability_id=plan.capability,
                 requirement=plan.requirement,
                 name=f"recipe {plan.recipe_id}",
-                instruction="do it",
+                instruction=f"apply edit number {plan.recipe_id} to the text",
                 variant_roles=_roles(plan.relation),
                 relation=plan.relation,
                 rationale="because",

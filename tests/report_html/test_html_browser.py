@@ -100,7 +100,9 @@ async def test_sections_render_without_console_errors(kit, page, tmp_path: Path)
         " del: [...c.querySelectorAll('del')].map(e => e.textContent),"
         " text: c.innerText}; })()"
     )
-    assert "do it" in first["text"] and "decrease" in first["text"]  # recipe and relation
+    assert (
+        "apply edit number" in first["text"] and "decrease" in first["text"]
+    )  # recipe and relation
     assert "tolerance" in first["text"]
     assert any("50" in s for s in first["ins"]) and any("5" in s for s in first["del"])
     assert await page.js("document.getElementById('fault-count').textContent") == "7"

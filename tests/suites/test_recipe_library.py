@@ -9,6 +9,7 @@ from sane.cli import app
 from sane.records import Decision, Question
 from sane.suites.library import RecipeLibrary, subset_analysis
 from sane.suites.store import SuiteStore
+from sane.validators.guards import recipe_rejections
 
 
 def test_subset_analysis_by_hand():
@@ -71,8 +72,14 @@ def test_library_generator_adds_reused_recipes_that_go_through_the_panel(
     assert {r.name for r in reused} == {"add unsupported claim", "double spaces"}
     assert all(r.id.startswith("rec-lib-") for r in reused)
     assert {r.generator for r in recipes if r not in reused} == {"derived"}
-    # reused recipes are candidates: each has a panel decision of its own
-    assert all(alignment[r.id].decision is Decision.yes for r in reused)
+    # reused recipes are candidates: each has a panel decision of its own, unless it repeats
+    # a recipe the agent derived again, which the duplicate guard merges before the panel
+    merged = recipe_rejections(recipes)
+    for r in reused:
+        if r.id in merged:
+            assert merged[r.id][0] == "recipe_duplicate"
+        else:
+            assert alignment[r.id].decision is Decision.yes
     assert all(
         "reused from tiny-faithfulness" in capabilities[r.capability_id].name for r in reused
     )

@@ -1,0 +1,202 @@
+"""Planted controls: known-wrong items the oracle panel judges beside the real ones.
+
+A panel that says "yes" to everything validates every suite, so each suite
+measures its own panel on items whose right answer is "no", never executed:
+
+- **mirror**: a recipe with its relation's direction flipped (decrease <->
+  increase, no_increase <-> no_decrease, a series reversed, a band mirrored),
+  asked the alignment question. It doubles as the contrastive half of the
+  alignment decision: a recipe counts as aligned only when the panel accepts
+  it AND rejects its mirror, so an always-yes panel aligns nothing;
+- **no-op**: a real case whose variants were all replaced by the original
+  text, asked the realization question;
+- **decoy**: a real case asked whether it realizes another recipe's
+  instruction;
+- **faithful** (a positive control, right answer "yes"): a real case's
+  original edited by code exactly as a plain instruction says (double the
+  spaces, append fixed sentences), so an always-no panel fails too.
+
+Control decisions live beside the real ones under subject ids that start
+with `control:`. The report gives the false-accept rate (negative controls the
+panel accepted) and the false-reject rate (positive controls it did not
+accept), each with a Wilson interval; above `MAX_FALSE_ACCEPT` or
+`MAX_FALSE_REJECT` the panel has failed its controls and the suite's faults
+are not evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from sane.generators.transforms import FILLER, TransformError, TransformInput, apply_transform
+from sane.records import (
+    AtLevelRelation,
+    Case,
+    Decision,
+    OrderedRelation,
+    PairRelation,
+    PanelDecision,
+    Recipe,
+    Relation,
+)
+
+PREFIX = "control:"
+MAX_FALSE_ACCEPT = 0.10  # above this share of accepted negative controls, the panel fails
+MAX_FALSE_REJECT = 0.50  # ...or above this share of rejected positive controls
+_MIRRORED_PAIR = {
+    "decrease": "increase",
+    "increase": "decrease",
+    "no_increase": "no_decrease",
+    "no_decrease": "no_increase",
+    "invariant": "invariant",
+}
+
+
+def mirror(relation: Relation) -> Relation:
+    """The relation with its direction flipped (the same relation when it has none)."""
+    if isinstance(relation, PairRelation):
+        return relation.model_copy(update={"kind": _MIRRORED_PAIR[relation.kind]})
+    if isinstance(relation, OrderedRelation):
+        return relation.model_copy(update={"series": list(reversed(relation.series))})
+    if isinstance(relation, AtLevelRelation):
+        return relation.model_copy(update={"low": 1.0 - relation.high, "high": 1.0 - relation.low})
+    return relation  # repeatable, combined (same shape), spans: direction-free
+
+
+def is_control(subject_id: str) -> bool:
+    return subject_id.startswith(PREFIX)
+
+
+def control_kind(subject_id: str) -> str:
+    return subject_id.removeprefix(PREFIX).split(":", 1)[0]
+
+
+def mirror_id(recipe_id: str) -> str:
+    return f"{PREFIX}mirror:{recipe_id}"
+
+
+# Kinds whose mirror contradicts them: at most one of the pair can fit a criterion. (For
+# no_increase / no_decrease both can hold, e.g. for a change that does not matter.)
+CONTRADICTED_BY_MIRROR = frozenset({"decrease", "increase", "ordered", "at_level"})
+
+
+def mirrored_recipe(recipe: Recipe) -> Recipe | None:
+    """The recipe claiming the opposite direction, or None when no such contradiction exists.
+
+    Its id is the recipe's own: the panel must not be able to tell the two apart
+    by anything but the claimed direction. It is stored under `mirror_id`.
+    """
+    flipped = mirror(recipe.relation)
+    if recipe.relation.kind not in CONTRADICTED_BY_MIRROR or flipped == recipe.relation:
+        return None
+    return recipe.model_copy(update={"relation": flipped})
+
+
+def case_control_id(kind: str, case_id: str) -> str:
+    return f"{PREFIX}{kind}:{case_id}"
+
+
+# Positive controls: an instruction and code that carries it out exactly, so the right
+# answer to "do the variants realize the instruction?" is yes.
+FAITHFUL_EDITS: dict[str, tuple[str, str]] = {
+    "extra_spaces": (
+        "double the spaces",
+        "Double every space between two words; change nothing else.",
+    ),
+    "meaningless_elongation": (
+        "append filler",
+        "Append these exact sentences at the end, changing nothing else: " + FILLER,
+    ),
+}
+
+
+def faithful_edit(seq: int) -> str:
+    """The positive-control edit for the seq-th recipe (alternating, so both are measured)."""
+    edits = sorted(FAITHFUL_EDITS)
+    return edits[seq % len(edits)]
+
+
+def noop_case(recipe: Recipe, case: Case) -> Case:
+    """Negative control: every variant replaced by one unchanged text (the original if any).
+
+    Keeps the real case's id: it is stored under `case_control_id("noop", ...)`.
+    """
+    text = case.variants.get("original") or next(iter(case.variants.values()))
+    return case.model_copy(update={"variants": {role: text for role in recipe.variant_roles}})
+
+
+def faithful_case(recipe: Recipe, case: Case, edit: str) -> tuple[Recipe, Case] | None:
+    """Positive control: a pair recipe's case rewritten by code exactly as the instruction says."""
+    if not isinstance(recipe.relation, PairRelation):
+        return None
+    relation = recipe.relation
+    original = case.variants.get(relation.original)
+    if original is None:
+        return None
+    try:
+        changed = apply_transform(edit, TransformInput(text=original))
+    except TransformError:
+        return None
+    name, instruction = FAITHFUL_EDITS[edit]
+    fake = recipe.model_copy(update={"name": name, "instruction": instruction})
+    variants = {relation.original: original, relation.perturbed: changed}
+    return fake, case.model_copy(update={"variants": variants})
+
+
+def decoy(recipe: Recipe, case: Case, others: Iterable[Recipe]) -> tuple[Recipe, Case] | None:
+    """Negative control: the case with the instruction of the least similar other recipe."""
+    words = set(recipe.instruction.casefold().split())
+    candidates = [
+        other
+        for other in others
+        if other.id != recipe.id and other.instruction.strip() != recipe.instruction.strip()
+    ]
+    if not candidates:
+        return None
+    other = min(
+        candidates,
+        key=lambda r: (len(words & set(r.instruction.casefold().split())), r.id),
+    )
+    fake = recipe.model_copy(update={"name": other.name, "instruction": other.instruction})
+    return fake, case
+
+
+def contrastive_aligned(recipe_id: str, alignment: Mapping[str, PanelDecision]) -> bool:
+    """Aligned: the panel accepted the recipe and did not accept its mirror (if it has one)."""
+    decision = alignment.get(recipe_id)
+    if decision is None or decision.decision is not Decision.yes:
+        return False
+    mirrored = alignment.get(mirror_id(recipe_id))
+    return mirrored is None or mirrored.decision is not Decision.yes
+
+
+NEGATIVE_KINDS = ("mirror", "noop", "decoy")
+POSITIVE_KINDS = ("faithful",)
+
+
+def tally(
+    alignment: Mapping[str, PanelDecision], realization: Mapping[str, PanelDecision]
+) -> dict[str, tuple[int, int]]:
+    """Per control kind: (items, wrong answers).
+
+    A mirror pair is wrong when the panel accepted both the recipe and its mirror
+    (one of them must be wrong); a no-op or decoy case when it was accepted; a
+    faithful edit when it was not (an unresolved decision is not an acceptance).
+    """
+    counts = {kind: [0, 0] for kind in (*NEGATIVE_KINDS, *POSITIVE_KINDS)}
+    for subject_id, decision in alignment.items():
+        if is_control(subject_id) and control_kind(subject_id) == "mirror":
+            original = alignment.get(subject_id.split(":", 2)[2])
+            counts["mirror"][0] += 1
+            counts["mirror"][1] += (
+                decision.decision is Decision.yes
+                and original is not None
+                and original.decision is Decision.yes
+            )
+    for subject_id, decision in realization.items():
+        kind = control_kind(subject_id) if is_control(subject_id) else None
+        if kind in counts:
+            accepted = decision.decision is Decision.yes
+            counts[kind][0] += 1
+            counts[kind][1] += accepted if kind in NEGATIVE_KINDS else not accepted
+    return {kind: (items, wrong) for kind, (items, wrong) in counts.items()}

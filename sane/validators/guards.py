@@ -1,0 +1,219 @@
+"""Validity guards in code: what the oracle panel must never be trusted to decide.
+
+A small oracle model says "yes" to almost anything, so the checks that need no
+judgement are made here, deterministically, before the panel is asked and
+again wherever validity is counted (so a suite voted before a guard existed is
+judged by it too):
+
+- a recipe is **repaired** when its relation kind belongs to another
+  requirement (a contradiction recipe filed under subadditivity is a
+  monotonicity test) or when it lists variant roles its relation never reads;
+- a recipe is **rejected** when its instruction changes nothing ("replace
+  'fact' with 'fact'") or when it repeats an earlier recipe;
+- a case is **rejected** when a variant that must differ from another (the
+  perturbed text from the original, a series level from the next) is the same
+  text (after normalising whitespace and case where the relation predicts a
+  score change): such a case can only produce a fault where nothing changed.
+
+Each guard has a name; the report counts its hits under `validity.guards`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from sane.records import (
+    AtLevelRelation,
+    Case,
+    CombinedRelation,
+    OrderedRelation,
+    PairRelation,
+    Recipe,
+    Relation,
+    RepeatableRelation,
+    Requirement,
+    SpansRelation,
+    relation_roles,
+)
+
+PAIR_DIRECTIONAL = frozenset({"decrease", "increase", "no_increase", "no_decrease"})
+# Which relation kinds test which requirement (DESIGN section 2 and 10).
+REQUIREMENT_KINDS: dict[Requirement, frozenset[str]] = {
+    Requirement.monotonicity: PAIR_DIRECTIONAL,
+    Requirement.robustness: frozenset({"invariant", "no_increase", "no_decrease"}),
+    Requirement.subadditivity: frozenset({"combined"}),
+    Requirement.repeatability: frozenset({"repeatable"}),
+    Requirement.dynamic_range: frozenset({"spans", "ordered"}),
+    Requirement.calibration: frozenset({"ordered", "at_level"}),
+}
+# Where a recipe whose kind does not fit its requirement is refiled.
+KIND_HOME: dict[str, Requirement] = {
+    **dict.fromkeys(PAIR_DIRECTIONAL, Requirement.monotonicity),
+    "invariant": Requirement.robustness,
+    "combined": Requirement.subadditivity,
+    "repeatable": Requirement.repeatability,
+    "spans": Requirement.dynamic_range,
+    "ordered": Requirement.calibration,
+    "at_level": Requirement.calibration,
+}
+SCORE_CHANGING = frozenset({"decrease", "increase", "combined", "ordered", "spans"})
+DUPLICATE_JACCARD = 0.9  # content-word overlap of two instructions from which they are one recipe
+# Words that do not make two instructions different ("add a claim" = "add one claim").
+_STOPWORDS = frozenset(
+    "a an the one some any of in on at to into for from by with and or its it this that "
+    "these those is are be as text".split()
+)
+
+_WORD = re.compile(r"[a-z0-9']+")
+_SAME_REPLACEMENT = re.compile(
+    r"\b(?:replace|substitute|swap|change|turn|rename)\s+(?P<a>.+?)\s+(?:with|by|to|into|for)\s+"
+    r"(?P<b>.+?)\s*(?:[.;,!]|$|\s+in\s|\s+throughout|\s+everywhere|\s+wherever)",
+    re.IGNORECASE,
+)
+_FILLER = re.compile(r"\b(?:the|a|an|word|words|phrase|term|token|string)\b|['\"`‘’“”]")
+
+
+# What each guard's count means, in the words the reports print.
+GUARD_TEXT = {
+    "requirement_refiled": "recipes refiled under the requirement their relation tests",
+    "unused_roles_dropped": "recipes whose unused variant roles were dropped",
+    "recipe_no_op": "recipes rejected: the instruction changes nothing",
+    "recipe_duplicate": "recipes rejected: a repeat of an earlier recipe",
+    "case_no_op": "cases rejected: variants that must differ are the same text",
+}
+
+
+def guard_text(name: str) -> str:
+    return GUARD_TEXT.get(name, name.replace("_", " "))
+
+
+def normalise(text: str) -> str:
+    """Case and whitespace do not make two texts different."""
+    return " ".join(text.casefold().split())
+
+
+# ------------------------------------------------------------------- recipes
+
+
+def repair_recipe(recipe: Recipe) -> Recipe:
+    """The recipe with its requirement and variant roles made to fit its relation.
+
+    Each repair is written into `recipe.repairs` with its reason, so reports can
+    show what code changed and count it.
+    """
+    repairs = list(recipe.repairs)
+    update: dict[str, object] = {}
+    kind = recipe.relation.kind
+    if kind not in REQUIREMENT_KINDS[recipe.requirement]:
+        home = KIND_HOME[kind]
+        update["requirement"] = home
+        repairs.append(
+            f"requirement_refiled: a '{kind}' relation tests {home.value}, "
+            f"not {recipe.requirement.value}"
+        )
+    used = relation_roles(recipe.relation)
+    unused = [role for role in recipe.variant_roles if role not in used]
+    if unused:
+        update["variant_roles"] = [role for role in recipe.variant_roles if role in used]
+        repairs.append(f"unused_roles_dropped: the relation never reads {unused}")
+    if not update:
+        return recipe
+    return recipe.model_copy(update={**update, "repairs": repairs})
+
+
+def _no_op_instruction(recipe: Recipe) -> str | None:
+    for match in _SAME_REPLACEMENT.finditer(recipe.instruction):
+        a, b = (normalise(_FILLER.sub(" ", match.group(g))) for g in ("a", "b"))
+        if a and a == b:
+            return f"the instruction replaces '{a}' with itself: it changes nothing"
+    return None
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.casefold())) - _STOPWORDS
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+RecipeGuard = Callable[[Recipe], str | None]
+RECIPE_GUARDS: dict[str, RecipeGuard] = {"recipe_no_op": _no_op_instruction}
+
+
+def recipe_rejections(recipes: Iterable[Recipe]) -> dict[str, tuple[str, str]]:
+    """Rejected recipes: id -> (guard, reason). Of near-duplicates the first one stays."""
+    rejected: dict[str, tuple[str, str]] = {}
+    kept: list[tuple[Recipe, frozenset[str]]] = []
+    for recipe in recipes:
+        for guard, check in RECIPE_GUARDS.items():
+            reason = check(recipe)
+            if reason:
+                rejected[recipe.id] = (guard, reason)
+                break
+        if recipe.id in rejected:
+            continue
+        words = _words(recipe.instruction)
+        twin = next(
+            (
+                other
+                for other, other_words in kept
+                if other.relation.kind == recipe.relation.kind
+                and _jaccard(words, other_words) >= DUPLICATE_JACCARD
+            ),
+            None,
+        )
+        if twin is not None:
+            rejected[recipe.id] = (
+                "recipe_duplicate",
+                f"repeats recipe {twin.id} ({twin.name!r})",
+            )
+            continue
+        kept.append((recipe, words))
+    return rejected
+
+
+# --------------------------------------------------------------------- cases
+
+
+def must_differ(relation: Relation) -> list[tuple[str, str]]:
+    """Pairs of roles whose texts must differ for the relation to test anything."""
+    match relation:
+        case PairRelation():
+            return [(relation.original, relation.perturbed)]
+        case CombinedRelation():
+            r = relation
+            return [(r.original, r.a), (r.original, r.b), (r.original, r.both), (r.a, r.both),
+                    (r.b, r.both)]  # fmt: skip
+        case OrderedRelation() | SpansRelation():
+            series = relation.series
+            return [(x, y) for i, x in enumerate(series) for y in series[i + 1 :]]
+        case RepeatableRelation() | AtLevelRelation():
+            return []  # one text, scored as it is
+    raise TypeError(f"unknown relation {relation!r}")
+
+
+def case_rejection(recipe: Recipe, case: Case) -> tuple[str, str] | None:
+    """(guard, reason) when a case cannot test its relation; None when it can."""
+    # A relation that predicts a score change needs a change that can matter: whitespace and
+    # case alone do not count. One that predicts no change (invariant, no_increase,
+    # no_decrease) may be testing exactly such a change, so only the same bytes are a no-op.
+    same = normalise if recipe.relation.kind in SCORE_CHANGING else str
+    texts = {role: same(text) for role, text in case.variants.items()}
+    for x, y in must_differ(recipe.relation):
+        if x in texts and y in texts and texts[x] == texts[y]:
+            return ("case_no_op", f"variants '{x}' and '{y}' are the same text")
+    return None
+
+
+def guarded_cases(recipes: Iterable[Recipe], cases: Iterable[Case]) -> dict[str, tuple[str, str]]:
+    """Rejected cases of the given recipes: case id -> (guard, reason)."""
+    by_id = {recipe.id: recipe for recipe in recipes}
+    rejected = {}
+    for case in cases:
+        recipe = by_id.get(case.recipe_id)
+        finding = case_rejection(recipe, case) if recipe is not None else None
+        if finding is not None:
+            rejected[case.id] = finding
+    return rejected
