@@ -241,29 +241,43 @@ async def validate_cases(ctx: RunContext) -> None:
 
 
 async def decide_controls(ctx: RunContext) -> None:
-    """Planted case controls (sane.validators.controls), never executed: for the first
-    usable case of each tested family, a no-op copy and a decoy instruction (right
-    answer: no) and an edit made by code exactly as stated (right answer: yes)."""
+    """Planted case controls (sane.validators.controls), never executed: for every
+    candidate pair recipe an example edited by code exactly as a plain instruction says
+    (right answer: yes); for the first usable case of each tested family a no-op copy
+    and a decoy instruction (right answer: no)."""
     if ctx.store.is_done("controls"):
         return
     decided = ctx.store.decisions(Question.realization)
     recipes = ctx.store.recipes()
-    pending: list[tuple[str, Recipe, Case]] = []
-    for seq, recipe in _aligned(ctx):
+    rejected = recipe_rejections(recipes)
+    scored = ctx.spec.scored_field
+    items: list[tuple[str, tuple[Recipe, Case] | None]] = []
+    for seq, recipe in enumerate(recipes):
+        if recipe.id in rejected:
+            continue
+        index = agents.example_for(seq, 0, len(ctx.examples))
+        example = ctx.examples[index]
+        case_id = f"{recipe.id}/case-0"
+        edit = controls.faithful_edit(seq)
+        faithful = controls.faithful_case(recipe, case_id, index, example, example[scored], edit)
+        items.append((controls.case_control_id("faithful", case_id), faithful))
+    for _, recipe in _aligned(ctx):
         cases = ctx.store.cases(recipe.id)
         guarded = guarded_cases([recipe], cases)
         case = next((c for c in cases if c.error is None and c.id not in guarded), None)
-        if case is None:
-            continue
-        items: list[tuple[str, tuple[Recipe, Case] | None]] = [
-            ("noop", (recipe, controls.noop_case(recipe, case))),
-            ("decoy", controls.decoy(recipe, case, recipes)),
-            ("faithful", controls.faithful_case(recipe, case, controls.faithful_edit(seq))),
-        ]
-        for kind, item in items:
-            subject = controls.case_control_id(kind, case.id)
-            if item is not None and subject not in decided:
-                pending.append((subject, *item))
+        if case is not None:
+            items.append(
+                (
+                    controls.case_control_id("noop", case.id),
+                    (recipe, controls.noop_case(recipe, case)),
+                )
+            )
+            items.append(
+                (controls.case_control_id("decoy", case.id), controls.decoy(recipe, case, recipes))
+            )
+    pending = [
+        (subject, *item) for subject, item in items if item is not None and subject not in decided
+    ]
 
     async def one(item: tuple[str, Recipe, Case]) -> None:
         subject, recipe, case = item

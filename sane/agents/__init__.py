@@ -5,7 +5,7 @@ resumed on its own; a failed call is recorded as an error for that item only.
 """
 
 from sane.agents.capabilities import derive_capabilities
-from sane.agents.cases import instantiate_case
+from sane.agents.cases import example_for, instantiate_case
 from sane.agents.recipes import derive_recipes
 
-__all__ = ["derive_capabilities", "derive_recipes", "instantiate_case"]
+__all__ = ["derive_capabilities", "derive_recipes", "example_for", "instantiate_case"]

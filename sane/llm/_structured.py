@@ -66,13 +66,19 @@ def response_format(schema: type[BaseModel]) -> dict[str, Any]:
 def with_instruction(
     messages: list[dict[str, str]], schema: type[BaseModel]
 ) -> list[dict[str, str]]:
-    """The messages plus the schema instruction (appended to the last user turn)."""
+    """The messages with the schema instruction at the end of the system message.
+
+    In the system message, not after the question: every call of one task sends
+    the same schema, so there it belongs to the prompt's shared prefix, which a
+    local model evaluates once and reuses (a recipe's schema alone is about
+    1,400 tokens); after the question it would be evaluated again on every call.
+    """
     instruction = _instruction(schema)
     out = [dict(m) for m in messages]
-    if out and out[-1].get("role") == "user":
-        out[-1]["content"] = f"{out[-1].get('content', '')}\n\n{instruction}"
+    if out and out[0].get("role") == "system":
+        out[0]["content"] = f"{out[0].get('content', '')}\n\n{instruction}"
     else:
-        out.append({"role": "user", "content": instruction})
+        out.insert(0, {"role": "system", "content": instruction})
     return out
 
 

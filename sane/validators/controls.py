@@ -125,14 +125,23 @@ def noop_case(recipe: Recipe, case: Case) -> Case:
     return case.model_copy(update={"variants": {role: text for role in recipe.variant_roles}})
 
 
-def faithful_case(recipe: Recipe, case: Case, edit: str) -> tuple[Recipe, Case] | None:
-    """Positive control: a pair recipe's case rewritten by code exactly as the instruction says."""
+def faithful_case(
+    recipe: Recipe,
+    case_id: str,
+    example_index: int,
+    example: dict[str, str],
+    original: str,
+    edit: str,
+) -> tuple[Recipe, Case] | None:
+    """Positive control: an example's text edited by code exactly as a plain instruction says.
+
+    Built from the example, not from a generated case, so it is asked for every
+    candidate recipe with a pair relation, aligned or not: a panel that says "no"
+    to everything fails it even when it let nothing through.
+    """
     if not isinstance(recipe.relation, PairRelation):
         return None
     relation = recipe.relation
-    original = case.variants.get(relation.original)
-    if original is None:
-        return None
     try:
         changed = apply_transform(edit, TransformInput(text=original))
     except TransformError:
@@ -140,7 +149,15 @@ def faithful_case(recipe: Recipe, case: Case, edit: str) -> tuple[Recipe, Case] 
     name, instruction = FAITHFUL_EDITS[edit]
     fake = recipe.model_copy(update={"name": name, "instruction": instruction})
     variants = {relation.original: original, relation.perturbed: changed}
-    return fake, case.model_copy(update={"variants": variants})
+    case = Case(
+        id=case_id,
+        recipe_id=recipe.id,
+        index=0,
+        example_index=example_index,
+        example=example,
+        variants=variants,
+    )
+    return fake, case
 
 
 def decoy(recipe: Recipe, case: Case, others: Iterable[Recipe]) -> tuple[Recipe, Case] | None:

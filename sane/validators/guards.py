@@ -61,8 +61,37 @@ SCORE_CHANGING = frozenset({"decrease", "increase", "combined", "ordered", "span
 DUPLICATE_JACCARD = 0.9  # content-word overlap of two instructions from which they are one recipe
 # Words that do not make two instructions different ("add a claim" = "add one claim").
 _STOPWORDS = frozenset(
-    "a an the one some any of in on at to into for from by with and or its it this that "
-    "these those is are be as text".split()
+    [
+        "a",
+        "an",
+        "the",
+        "one",
+        "some",
+        "any",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "into",
+        "for",
+        "from",
+        "by",
+        "with",
+        "and",
+        "or",
+        "its",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "is",
+        "are",
+        "be",
+        "as",
+        "text",
+    ]
 )
 
 _WORD = re.compile(r"[a-z0-9']+")

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from sane import api
 from sane.cli import app
+from sane.llm import LLMSettings
 
 
 def check(suite: Path, *args: str):
@@ -127,3 +128,48 @@ def test_missing_suite_is_bad_input(tmp_path: Path) -> None:
     result = check(tmp_path / "nope.db", "--max-faults", "1")
     assert result.exit_code == 2
     assert "suite file not found" in result.stderr
+
+
+def test_control_false_accept_gate(suite: Path, workdir: Path) -> None:
+    """The tiny suite's panel refuses all its known-wrong items: rate 0 passes any limit; a
+    suite whose panel accepts them fails, and the summary says so before the table."""
+    passed = check(suite, "--max-control-false-accept", "0")
+    assert passed.exit_code == 0, passed.output
+    assert "control false-accept rate" in passed.stdout
+
+    script = workdir / "always_yes.yaml"
+    rules = [
+        line
+        for line in (workdir / "tiny_script.yaml").read_text().splitlines()
+        if '"vote:' not in line
+    ]
+    always = [
+        f'  - {{task: "vote:{q}", response: {{decision: "yes", rationale: "always"}}}}'
+        for q in ("alignment", "realization", "applicability")
+    ]
+    script.write_text("\n".join(rules + always) + "\n")
+    gullible = workdir / "gullible.db"
+    api.generate(
+        workdir / "tiny_spec.yaml",
+        suite=gullible,
+        model="scripted",
+        cases=4,
+        max_capabilities=2,
+        panel="plain",
+        llm=LLMSettings(cache_path=workdir / "g-cache.db", script_path=script, backoff_s=0),
+    )
+    failed = check(gullible, "--max-control-false-accept", "0.1")
+    assert failed.exit_code == 1, failed.output
+    lines = failed.stdout.splitlines()
+    assert "FAILED" in lines[0] and "FAILED its controls" in failed.stdout.split("|")[0]
+
+
+def test_a_suite_without_controls_fails_the_control_gate(suite: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(suite) as db:  # as a suite generated before controls existed
+        db.execute("delete from decisions where subject_id like 'control:%'")
+        db.execute("delete from votes where subject_id like 'control:%'")
+    result = check(suite, "--max-control-false-accept", "0.5")
+    assert result.exit_code == 1
+    assert "no planted controls" in result.stdout

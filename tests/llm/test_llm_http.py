@@ -72,7 +72,10 @@ async def test_structured_sends_response_format(openai_server: FakeOpenAI, setti
     body = openai_server.requests[-1]
     assert body["response_format"]["type"] == "json_schema"
     assert body["response_format"]["json_schema"]["schema"] == Verdict.model_json_schema()
-    assert '"decision"' in body["messages"][-1]["content"]  # the instruction carries the schema
+    # the instruction carries the schema, in the system message (a shared prefix)
+    assert (
+        body["messages"][0]["role"] == "system" and '"decision"' in body["messages"][0]["content"]
+    )
     client.close()
 
 

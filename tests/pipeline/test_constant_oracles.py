@@ -1,0 +1,71 @@
+"""A panel that always says yes, or always no, fails the planted controls; a sound one passes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+import sane
+from sane.llm import LLMSettings
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def _constant_panel_script(workdir: Path, answer: str) -> Path:
+    """tiny_script's agent (capabilities, recipes, cases) with every vote answered `answer`."""
+    script = yaml.safe_load((FIXTURES / "tiny_script.yaml").read_text())
+    agent = [r for r in script["rules"] if not str(r["task"]).startswith("vote:")]
+    votes = [
+        {"task": f"vote:{q}", "response": {"decision": answer, "rationale": "always"}}
+        for q in ("alignment", "realization", "applicability")
+    ]
+    path = workdir / f"always_{answer}.yaml"
+    path.write_text(yaml.safe_dump({"rules": agent + votes}))
+    return path
+
+
+def _controls(workdir: Path, script: Path, panel: str = "contrastive"):
+    suite = workdir / f"{script.stem}-{panel}.db"
+    sane.generate(
+        workdir / "tiny_spec.yaml",
+        suite=suite,
+        model="scripted",
+        votes=3,
+        cases=4,
+        max_capabilities=2,
+        recipes_per_capability=2,
+        panel=panel,
+        llm=LLMSettings(cache_path=workdir / "cache.db", script_path=script, backoff_s=0),
+    )
+    return sane.report(suite).validity
+
+
+@pytest.mark.parametrize("panel", ["contrastive", "plain"])
+def test_an_always_yes_panel_fails_by_accepting_known_wrong_items(workdir: Path, panel: str):
+    validity = _controls(workdir, _constant_panel_script(workdir, "yes"), panel)
+    controls = validity.controls
+    assert controls is not None and controls.failed
+    assert controls.false_accept.rate == 1.0 and controls.false_reject.wrong == 0
+    assert "FAILED" in controls.summary and "known-wrong" in controls.summary
+    if panel == "contrastive":  # no directional recipe survives its accepted mirror
+        assert validity.aligned_recipes == 2  # only the two invariant recipes (no mirror)
+
+
+def test_an_always_no_panel_fails_by_rejecting_known_right_items(workdir: Path):
+    validity = _controls(workdir, _constant_panel_script(workdir, "no"))
+    controls = validity.controls
+    assert validity.aligned_recipes == 0
+    assert controls is not None and controls.failed
+    assert controls.false_reject.items >= 2 and controls.false_reject.rate == 1.0
+    assert controls.false_accept.wrong == 0
+    assert "known-right" in controls.summary
+
+
+def test_the_sound_scripted_panel_passes_its_controls(workdir: Path):
+    validity = _controls(workdir, workdir / "tiny_script.yaml")
+    controls = validity.controls
+    assert controls is not None and not controls.failed
+    assert controls.false_accept.items >= 6 and controls.false_accept.wrong == 0
+    assert controls.false_reject.items >= 2 and controls.false_reject.wrong == 0
