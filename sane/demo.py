@@ -26,6 +26,7 @@ class DemoPlan(BaseModel):
     cases: int = 3
     capabilities: int = 3
     recipes_per_capability: int = 1
+    panel: str = "contrastive"
     targets: list[str] = [
         "rouge-l",
         "chrf",
@@ -62,6 +63,7 @@ def run_demo(
         cases=plan.cases,
         max_capabilities=plan.capabilities,
         recipes_per_capability=plan.recipes_per_capability,
+        panel=plan.panel,
         llm=llm,
         progress=progress,
     )

@@ -34,12 +34,16 @@ def demo(
         list[str] | None,
         typer.Option(help="Target to run (repeatable; default: the six built-in local targets)."),
     ] = None,
+    panel: Annotated[
+        str,
+        typer.Option(help="contrastive (default) or plain: how recipe alignment is decided."),
+    ] = DemoPlan().panel,
     cache: Cache = None,
     script: Script = None,
     quiet: Quiet = False,
 ) -> None:
     """The offline end-to-end run: a suite for a built-in spec, executed on local targets."""
-    plan = DemoPlan(spec=spec, model=model, **({"targets": target} if target else {}))
+    plan = DemoPlan(spec=spec, model=model, panel=panel, **({"targets": target} if target else {}))
     err.print(
         f"sane demo: {plan.spec} with {plan.model} as agent and oracle "
         f"({plan.capabilities} capabilities, {plan.cases} cases per recipe, {plan.votes} votes)"

@@ -24,26 +24,17 @@ from sane.generators.base import OPTION, register_generator
 from sane.generators.transforms import TRANSFORMS
 from sane.llm import LLMClient
 from sane.records import (
-    AtLevelRelation,
     Capability,
     Example,
-    OrderedRelation,
-    PairRelation,
     Recipe,
     Relation,
     Requirement,
     RunConfig,
     ScorerSpec,
 )
+from sane.validators.relations import mirror
 
 KEY_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
-_MIRRORED_PAIR = {
-    "decrease": "increase",
-    "increase": "decrease",
-    "no_increase": "no_decrease",
-    "no_decrease": "no_increase",
-    "invariant": "invariant",
-}
 
 
 class _Strict(BaseModel):
@@ -143,17 +134,6 @@ def capability_id(key: str) -> str:
 
 def recipe_id(key: str) -> str:
     return f"rec-{key}"
-
-
-def mirror(relation: Relation) -> Relation:
-    """The same expectation for a scorer whose lower score is better."""
-    if isinstance(relation, PairRelation):
-        return relation.model_copy(update={"kind": _MIRRORED_PAIR[relation.kind]})
-    if isinstance(relation, OrderedRelation):
-        return relation.model_copy(update={"series": list(reversed(relation.series))})
-    if isinstance(relation, AtLevelRelation):
-        return relation.model_copy(update={"low": 1.0 - relation.high, "high": 1.0 - relation.low})
-    return relation  # repeatable, combined (same shape), spans: direction-free
 
 
 # -------------------------------------------------------------------- loading

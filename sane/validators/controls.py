@@ -30,37 +30,17 @@ from collections.abc import Iterable, Mapping
 
 from sane.generators.transforms import FILLER, TransformError, TransformInput, apply_transform
 from sane.records import (
-    AtLevelRelation,
     Case,
     Decision,
-    OrderedRelation,
     PairRelation,
     PanelDecision,
     Recipe,
-    Relation,
 )
+from sane.validators.relations import mirror
 
 PREFIX = "control:"
 MAX_FALSE_ACCEPT = 0.10  # above this share of accepted negative controls, the panel fails
 MAX_FALSE_REJECT = 0.50  # ...or above this share of rejected positive controls
-_MIRRORED_PAIR = {
-    "decrease": "increase",
-    "increase": "decrease",
-    "no_increase": "no_decrease",
-    "no_decrease": "no_increase",
-    "invariant": "invariant",
-}
-
-
-def mirror(relation: Relation) -> Relation:
-    """The relation with its direction flipped (the same relation when it has none)."""
-    if isinstance(relation, PairRelation):
-        return relation.model_copy(update={"kind": _MIRRORED_PAIR[relation.kind]})
-    if isinstance(relation, OrderedRelation):
-        return relation.model_copy(update={"series": list(reversed(relation.series))})
-    if isinstance(relation, AtLevelRelation):
-        return relation.model_copy(update={"low": 1.0 - relation.high, "high": 1.0 - relation.low})
-    return relation  # repeatable, combined (same shape), spans: direction-free
 
 
 def is_control(subject_id: str) -> bool:

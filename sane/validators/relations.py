@@ -253,3 +253,27 @@ def _at_level(relation: AtLevelRelation, scores: Scores, tol: float, _hib: bool)
         f"{relation.variant} {s:.2f} {'inside' if ok else 'outside'} "
         f"[{relation.low:.2f}, {relation.high:.2f}] +/- tol {tol:.2f}",
     )
+
+
+_MIRRORED_PAIR = {
+    "decrease": "increase",
+    "increase": "decrease",
+    "no_increase": "no_decrease",
+    "no_decrease": "no_increase",
+    "invariant": "invariant",
+}
+
+
+def mirror(relation: Relation) -> Relation:
+    """The relation with its direction flipped (the same relation when it has none).
+
+    Used for a lower-is-better output contract (fixed recipe sets are written for
+    higher-is-better) and for the panel's mirror controls.
+    """
+    if isinstance(relation, PairRelation):
+        return relation.model_copy(update={"kind": _MIRRORED_PAIR[relation.kind]})
+    if isinstance(relation, OrderedRelation):
+        return relation.model_copy(update={"series": list(reversed(relation.series))})
+    if isinstance(relation, AtLevelRelation):
+        return relation.model_copy(update={"low": 1.0 - relation.high, "high": 1.0 - relation.low})
+    return relation  # repeatable, combined (same shape), spans: direction-free

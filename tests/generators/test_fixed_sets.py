@@ -8,7 +8,6 @@ import pytest
 
 from sane.errors import InputError
 from sane.generators import available_generators, fixed_set_names, get_generator, load_fixed_set
-from sane.generators.fixed_sets import mirror
 from sane.generators.transforms import TRANSFORMS
 from sane.records import (
     Capability,
@@ -18,6 +17,7 @@ from sane.records import (
     RunConfig,
     ScorerSpec,
 )
+from sane.validators.relations import mirror
 
 # (capabilities, recipes, recipes written by code) per shipped set, from the papers.
 INVENTORY = {
