@@ -7,7 +7,8 @@ child's own), then replays from that cache. With `--reuse-off` the demo also
 runs with prefix reuse disabled and the two suites are compared: the fixed
 evaluation layout promises identical answers either way.
 
-    .venv/bin/python benchmarks/bench_local.py [--out DIR] [--reuse-off] [--no-grammar-probe]
+    .venv/bin/python benchmarks/bench_local.py [--out DIR] [--panel plain] [--reuse-off]
+                                               [--no-grammar-probe]
 
 The last line is one JSON object: prompt_tok_s, gen_tok_s, prefix_hit_rate,
 demo_wall_s, demo_cpu_s, replay_wall_s, peak_rss_gb (and the reuse-off
@@ -29,16 +30,16 @@ from pathlib import Path
 MODEL = "local/qwen2.5-coder-1.5b"
 
 
-def child(out_dir: Path, cache: Path, stats_path: Path) -> None:
+def child(out_dir: Path, cache: Path, stats_path: Path, panel: str) -> None:
     """Run the demo in this process and write the embedded models' own accounting."""
     from dataclasses import asdict
 
-    from sane.demo import run_demo
+    from sane.demo import DemoPlan, run_demo
     from sane.llm import LLMSettings
     from sane.llm._local import usage_by_task
     from sane.local import llama
 
-    result = run_demo(out_dir, llm=LLMSettings(cache_path=cache))
+    result = run_demo(out_dir, plan=DemoPlan(panel=panel), llm=LLMSettings(cache_path=cache))
     stats = {
         "tasks": {task: asdict(usage) for task, usage in sorted(usage_by_task.items())},
         "prefix": {name: asdict(s) for name, s in llama.prefix_stats().items()},
@@ -47,14 +48,14 @@ def child(out_dir: Path, cache: Path, stats_path: Path) -> None:
     stats_path.write_text(json.dumps(stats, indent=2))
 
 
-def run_child(out_dir: Path, cache: Path, *, reuse: bool) -> dict:
+def run_child(out_dir: Path, cache: Path, *, reuse: bool, panel: str) -> dict:
     """One demo in a fresh process: wall, CPU-seconds and peak RSS of that process alone."""
     stats_path = out_dir / "bench_stats.json"
     env = dict(os.environ, SANE_LOCAL_PREFIX_REUSE="1" if reuse else "0")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, __file__, "--child", str(out_dir), str(cache), str(stats_path)],
+        [sys.executable, __file__, "--child", str(out_dir), str(cache), str(stats_path), panel],
         check=True,
         env=env,
     )
@@ -144,19 +145,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=None, help="folder for suites and caches")
     parser.add_argument("--reuse-off", action="store_true", help="also run with reuse off")
     parser.add_argument("--no-grammar-probe", action="store_true")
-    parser.add_argument("--child", nargs=3, type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--panel", default="contrastive", help="the demo's panel mode")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        child(*args.child)
+        out_dir, cache, stats_path, panel = args.child
+        child(Path(out_dir), Path(cache), Path(stats_path), panel)
         return
     root = args.out or Path(tempfile.mkdtemp(prefix="bench-local-"))
     root.mkdir(parents=True, exist_ok=True)
     result: dict[str, object] = {}
 
-    cold = run_child(root / "on", root / "on-cache.db", reuse=True)
+    cold = run_child(root / "on", root / "on-cache.db", reuse=True, panel=args.panel)
     per_call = print_tasks("demo, fresh cache, prefix reuse on", cold)
     figures = totals(cold)
-    replay = run_child(root / "replay", root / "on-cache.db", reuse=True)
+    replay = run_child(root / "replay", root / "on-cache.db", reuse=True, panel=args.panel)
     print(
         f"\nreplay from the cache: {replay['wall_s']:.1f} s wall, "
         f"{replay['peak_rss_gb']:.2f} GB peak"
@@ -175,7 +178,7 @@ def main(argv: list[str] | None = None) -> None:
         cpu_s_per_call={task: round(v, 2) for task, v in per_call.items()},
     )
     if args.reuse_off:
-        off = run_child(root / "off", root / "off-cache.db", reuse=False)
+        off = run_child(root / "off", root / "off-cache.db", reuse=False, panel=args.panel)
         print_tasks("demo, fresh cache, prefix reuse off", off)
         from sane.suites.content import content_differences
 
