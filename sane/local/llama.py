@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 PROVIDER_PREFIX = "local/"
 N_CTX = 4096
 BLOCK = 128  # prompt evaluation block = llama.cpp batch = the prefix-state boundary spacing
-PREFIX_STATE_BYTES = 768 * 2**20  # per model; a 2,000-token Qwen prefix state is about 57 MB
+PREFIX_STATE_BYTES = 512 * 2**20  # per model; a 2,000-token Qwen prefix state is about 57 MB
 # Sampling as llama-cpp-python's chat completion does it by default.
 TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
 PREFIX_REUSE_ENV = "SANE_LOCAL_PREFIX_REUSE"  # "0" turns reuse off (benchmarks compare both)

@@ -42,8 +42,17 @@ def render(name: str, **context: Any) -> str:
 
 
 def messages(name: str, **context: Any) -> list[dict[str, str]]:
-    """A system message (shared) and the named task prompt as the user message."""
+    """A system message and the named task prompt as the user message.
+
+    The scorer spec goes into the system message, so every prompt of a suite
+    starts with the same text, whatever its task: a local model evaluates that
+    prefix once and reuses it (the LLM layer appends a task's output schema
+    after it, shared by every call of that task).
+    """
+    system = render("system.j2")
+    if "spec" in context:
+        system = f"{system}\n\n{render('_spec.j2', spec=context['spec'])}"
     return [
-        {"role": "system", "content": render("system.j2")},
+        {"role": "system", "content": system},
         {"role": "user", "content": render(name, **context)},
     ]
