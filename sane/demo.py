@@ -26,7 +26,11 @@ class DemoPlan(BaseModel):
     cases: int = 3
     capabilities: int = 3
     recipes_per_capability: int = 1
-    panel: str = "contrastive"
+    # The embedded 1.5B oracle accepts a recipe and its mirror alike (it fails its planted
+    # controls), so a contrastive panel would let nothing through and the demo would show no
+    # execution. The demo uses the plain panel, and its reports say first that the panel
+    # failed its controls, so its faults are not evidence. `sane generate` stays contrastive.
+    panel: str = "plain"
     targets: list[str] = [
         "rouge-l",
         "chrf",

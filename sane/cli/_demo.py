@@ -36,7 +36,10 @@ def demo(
     ] = None,
     panel: Annotated[
         str,
-        typer.Option(help="contrastive (default) or plain: how recipe alignment is decided."),
+        typer.Option(
+            help="plain (the demo's default: the embedded oracle fails contrastive alignment) "
+            "or contrastive (sane generate's default)."
+        ),
     ] = DemoPlan().panel,
     cache: Cache = None,
     script: Script = None,
