@@ -7,6 +7,7 @@ from pathlib import Path
 
 import sane
 from sane.llm import LLMSettings
+from sane.report import render_markdown, suite_html
 from sane.records import Question, Requirement
 from sane.suites.store import SuiteStore
 
@@ -71,3 +72,8 @@ def test_guards_repair_reject_and_count_and_the_panel_never_sees_rejections(work
     assert controls is not None and controls.failed
     assert controls.false_accept.wrong == controls.false_accept.items > 0
     assert controls.summary.startswith("The oracle panel FAILED its controls")
+    # ...first, in every report
+    markdown = render_markdown(report)
+    assert markdown.splitlines()[2].startswith("> **The oracle panel FAILED its controls")
+    html = suite_html(suite)
+    assert html.index("data-controls-failed") < html.index('id="funnel"')
