@@ -7,8 +7,8 @@ from pathlib import Path
 
 import sane
 from sane.llm import LLMSettings
-from sane.report import render_markdown, suite_html
 from sane.records import Question, Requirement
+from sane.report import render_markdown, suite_html
 from sane.suites.store import SuiteStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
