@@ -7,7 +7,7 @@ child's own), then replays from that cache. With `--reuse-off` the demo also
 runs with prefix reuse disabled and the two suites are compared: the fixed
 evaluation layout promises identical answers either way.
 
-    .venv/bin/python benchmarks/bench_local.py [--out DIR] [--panel plain] [--reuse-off]
+    .venv/bin/python benchmarks/bench_local.py [--out DIR] [--panel contrastive] [--reuse-off]
                                                [--no-grammar-probe]
 
 The last line is one JSON object: prompt_tok_s, gen_tok_s, prefix_hit_rate,
@@ -145,7 +145,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=None, help="folder for suites and caches")
     parser.add_argument("--reuse-off", action="store_true", help="also run with reuse off")
     parser.add_argument("--no-grammar-probe", action="store_true")
-    parser.add_argument("--panel", default="contrastive", help="the demo's panel mode")
+    from sane.demo import DemoPlan
+
+    parser.add_argument(
+        "--panel", default=DemoPlan().panel, help="the demo's panel mode (default: the demo's own)"
+    )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
