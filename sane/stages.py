@@ -249,35 +249,26 @@ async def decide_controls(ctx: RunContext) -> None:
         return
     decided = ctx.store.decisions(Question.realization)
     recipes = ctx.store.recipes()
-    rejected = recipe_rejections(recipes)
-    scored = ctx.spec.scored_field
-    items: list[tuple[str, tuple[Recipe, Case] | None]] = []
-    for seq, recipe in enumerate(recipes):
-        if recipe.id in rejected:
-            continue
-        index = agents.example_for(seq, 0, len(ctx.examples))
-        example = ctx.examples[index]
-        case_id = f"{recipe.id}/case-0"
-        edit = controls.faithful_edit(seq)
-        faithful = controls.faithful_case(recipe, case_id, index, example, example[scored], edit)
-        items.append((controls.case_control_id("faithful", case_id), faithful))
+    first_cases = {}
     for _, recipe in _aligned(ctx):
         cases = ctx.store.cases(recipe.id)
         guarded = guarded_cases([recipe], cases)
-        case = next((c for c in cases if c.error is None and c.id not in guarded), None)
-        if case is not None:
-            items.append(
-                (
-                    controls.case_control_id("noop", case.id),
-                    (recipe, controls.noop_case(recipe, case)),
-                )
-            )
-            items.append(
-                (controls.case_control_id("decoy", case.id), controls.decoy(recipe, case, recipes))
-            )
-    pending = [
-        (subject, *item) for subject, item in items if item is not None and subject not in decided
-    ]
+        first_cases[recipe.id] = next(
+            (c for c in cases if c.error is None and c.id not in guarded), None
+        )
+    first_examples = {
+        recipe.id: agents.example_for(seq, 0, len(ctx.examples))
+        for seq, recipe in enumerate(recipes)
+    }
+    planned = controls.case_controls(
+        recipes,
+        recipe_rejections(recipes),
+        first_cases,
+        first_examples,
+        ctx.examples,
+        ctx.spec.scored_field,
+    )
+    pending = [item for item in planned if item[0] not in decided]
 
     async def one(item: tuple[str, Recipe, Case]) -> None:
         subject, recipe, case = item

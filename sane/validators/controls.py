@@ -167,6 +167,43 @@ def contrastive_aligned(recipe_id: str, alignment: Mapping[str, PanelDecision]) 
     return mirrored is None or mirrored.decision is not Decision.yes
 
 
+def case_controls(
+    recipes: list[Recipe],
+    rejected: Mapping[str, object],
+    first_cases: Mapping[str, Case | None],
+    first_examples: Mapping[str, int],
+    examples: list[dict[str, str]],
+    scored_field: str,
+) -> list[tuple[str, Recipe, Case]]:
+    """The realization controls of a suite: (subject id, recipe shown, case shown).
+
+    For every candidate pair recipe no guard rejected, a faithful edit of the
+    example its first case is written from (`first_examples`: recipe id ->
+    example index; right answer: yes); for every tested family with a usable
+    first case (`first_cases`: recipe id -> case), a no-op copy and a decoy
+    instruction (right answer: no).
+    """
+    planned: list[tuple[str, tuple[Recipe, Case] | None]] = []
+    for seq, recipe in enumerate(recipes):
+        if recipe.id in rejected:
+            continue
+        index = first_examples[recipe.id]
+        example = examples[index]
+        case_id = f"{recipe.id}/case-0"
+        faithful = faithful_case(
+            recipe, case_id, index, example, example[scored_field], faithful_edit(seq)
+        )
+        planned.append((case_control_id("faithful", case_id), faithful))
+    by_id = {recipe.id: recipe for recipe in recipes}
+    for recipe_id, case in first_cases.items():
+        if case is None:
+            continue
+        recipe = by_id[recipe_id]
+        planned.append((case_control_id("noop", case.id), (recipe, noop_case(recipe, case))))
+        planned.append((case_control_id("decoy", case.id), decoy(recipe, case, recipes)))
+    return [(subject, *item) for subject, item in planned if item is not None]
+
+
 NEGATIVE_KINDS = ("mirror", "noop", "decoy")
 POSITIVE_KINDS = ("faithful",)
 
