@@ -29,7 +29,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from sane.errors import LLMError
@@ -164,7 +164,7 @@ def prefix_stats() -> dict[str, PrefixStats]:
     return {name: m.prefixes.stats for (name, all_), m in _loaded.items() if not all_}
 
 
-@cache
+@lru_cache(maxsize=4)  # bounded: an unloaded model's formatter must not live forever
 def _formatter(llm: Llama) -> Jinja2ChatFormatter:
     """The model's own chat template (from its GGUF metadata), as llama-cpp-python applies it."""
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
