@@ -1,0 +1,98 @@
+"""The validity benchmark's ground truth and its metrics, offline (scripted model)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import bench_validity
+import reference_scorers as refs
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def _examples(criterion: str) -> list[dict[str, str]]:
+    path = BENCHMARKS / "validity" / f"{criterion}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_references_compute_what_their_criterion_text_says() -> None:
+    assert (
+        refs.number_fidelity({"source": "It cost 48 dollars in 2019.", "summary": "48 or 49?"})
+        == 0.5
+    )
+    assert refs.number_fidelity({"source": "", "summary": "no digits"}) == 1.0
+    assert refs.number_fidelity({"source": "2,000 cars", "summary": "2000 cars"}) == 0.0
+    assert refs.banned_words({"question": "", "reply": "Leverage the robust, ROBUST plan."}) == 0.25
+    assert refs.banned_words({"question": "", "reply": "It utilizes robustness."}) == 1.0
+    record = {"question": "Did Alice meet Bob in Paris?", "answer": "alice met Bob."}
+    assert refs.question_names(record["question"]) == {"Alice", "Bob", "Paris"}
+    assert refs.name_coverage(record) == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("criterion", bench_validity.CRITERIA)
+def test_every_mutant_differs_from_its_reference_somewhere(criterion: str) -> None:
+    """A mutant equal to the reference on every record could never be killed."""
+    probes = _examples(criterion)
+    scored = refs.REFERENCES[criterion].scored
+    probes += [
+        {**r, scored: r[scored].replace(" ", "  ") + "\nMore text here for length."} for r in probes
+    ]
+    reference = refs.REFERENCES[criterion].score
+    for name, mutant in refs.mutants(criterion).items():
+        assert any(abs(mutant(r) - reference(r)) > 0.05 for r in probes), name
+
+
+def test_spec_targets_resolve_to_the_scorers(tmp_path: Path) -> None:
+    from sane.inputs import load_spec
+    from sane.scorers.python_fn import resolve_ref
+
+    spec, _ = load_spec(bench_validity.write_spec(tmp_path, "banned_words"))
+    names = [t.name for t in spec.targets]
+    assert names[0] == "reference" and len(names) == 1 + len(refs.mutants("banned_words")) >= 9
+    record = _examples("banned_words")[1]
+    assert resolve_ref(spec.targets[0].ref, "ref")(record) == refs.banned_words(record)
+
+
+def test_a_yes_always_panel_is_exposed_by_the_benchmark(tmp_path: Path, capsys) -> None:
+    argv = [
+        "--quick",
+        "--out",
+        str(tmp_path),
+        "--model",
+        "scripted",
+        "--criteria",
+        "number_fidelity",
+    ]
+    argv += [
+        "--script",
+        str(FIXTURES / "validity_script.yaml"),
+        "--generators",
+        "derived",
+        "fixed:jrh",
+    ]
+    result = bench_validity.main(argv)
+    assert result["default"] == "derived/contrastive"
+    assert set(result) == {"default"} | {
+        f"{g}/{p}" for g in ("derived", "fixed:jrh") for p in ("contrastive", "plain")
+    }
+    for key in ("derived/plain", "fixed:jrh/plain"):
+        entry = result[key]
+        assert entry["control_false_accept"] == 1.0  # it said yes to every known-wrong item
+        assert entry["validated_families"] > 0
+    # jrh's label-flip and paraphrase cases carry a fixed text unrelated to the example: invalid
+    # tests the yes-always panel validated, so the exact reference "fails" some of them ...
+    assert result["fixed:jrh/plain"]["reference_false_fault_rate"] > 0
+    # ... while its whitespace transforms are valid tests that catch the formatting mutant.
+    cell = json.loads((tmp_path / "quick/cells/number_fidelity/fixed-jrh-plain.json").read_text())
+    assert cell["killed"]["formatting"] is True
+    assert cell["killed"]["first_number_only"] is False
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == result
+    # a rerun resumes from the finished cells and reproduces the figures
+    assert bench_validity.main(argv) == result
