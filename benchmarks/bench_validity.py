@@ -53,7 +53,7 @@ from scipy.stats import spearmanr
 from sane import api
 from sane.generators.baseline import suite_file
 from sane.llm import LLMSettings
-from sane.report import Report
+from sane.report import Report, TargetSummary
 from sane.suites.store import SuiteStore
 
 HERE = Path(__file__).resolve().parent
@@ -120,24 +120,29 @@ def write_spec(out: Path, criterion: str) -> Path:
 
 
 def measure(report: Report, criterion: str) -> dict:
-    """Reference faults, killed mutants and ladder pass rates, read from the suite's report."""
+    """Reference faults, killed mutants and ladder pass rates, read from the suite's report.
+
+    A suite with no validated family executes nothing: its report has no targets, and
+    every count is zero (no mutant killed, no reference case run)."""
     targets = report.targets
-    reference = targets["reference"]
-    clean = {f for f, s in reference.by_family.items() if s.cases > 0 and s.faults == 0}
-    killed = {
-        name: any(
-            targets[name].by_family.get(f) and targets[name].by_family[f].faults > 0 for f in clean
-        )
-        for name in refs.mutants(criterion)
-    }
+    empty = TargetSummary()
+
+    def faults(name: str, family: str) -> int:
+        summary = targets.get(name, empty).by_family.get(family)
+        return 0 if summary is None else summary.faults
+
+    reference = targets.get("reference", empty)
+    clean = [f for f, s in reference.by_family.items() if s.cases > 0 and s.faults == 0]
     ladder = {}
     for amplitude in refs.NOISE_LADDER:
-        step = targets[refs.ladder_name(amplitude)]
+        step = targets.get(refs.ladder_name(amplitude), empty)
         ladder[refs.ladder_name(amplitude)] = (step.passes, step.passes + step.faults)
     return {
         "reference_cases": reference.passes + reference.faults,
         "reference_faults": reference.faults,
-        "killed": killed,
+        "killed": {
+            name: any(faults(name, f) > 0 for f in clean) for name in refs.mutants(criterion)
+        },
         "ladder": ladder,
     }
 

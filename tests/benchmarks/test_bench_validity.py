@@ -96,3 +96,20 @@ def test_a_yes_always_panel_is_exposed_by_the_benchmark(tmp_path: Path, capsys) 
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == result
     # a rerun resumes from the finished cells and reproduces the figures
     assert bench_validity.main(argv) == result
+
+
+def test_a_panel_that_validates_nothing_scores_nothing(tmp_path: Path) -> None:
+    script = tmp_path / "no.yaml"
+    rules = (
+        (FIXTURES / "validity_script.yaml").read_text().replace('decision: "yes"', 'decision: "no"')
+    )
+    script.write_text(rules)
+    argv = ["--quick", "--out", str(tmp_path), "--model", "scripted", "--script", str(script)]
+    result = bench_validity.main([*argv, "--generators", "derived", "--panels", "plain"])
+    entry = result["derived/plain"]
+    assert entry["validated_families"] == 0
+    assert entry["mutation_score"] == 0.0  # no mutant found: a suite of nothing finds nothing
+    assert entry["reference_false_fault_rate"] is None  # and nothing ran to be wrong about
+    assert entry["oracle_calls_per_validated_family"] is None
+    assert entry["ladder_spearman"] is None
+    assert entry["control_false_accept"] is None  # an invariance recipe has no mirror control
