@@ -11,7 +11,7 @@ criterion-specific bugs) and a noise ladder (amplitude 0.1, 0.2, 0.3, 0.5). A
 useful suite faults the mutants on families the reference passes, and its pass
 rate falls as the noise grows.
 
-For every generator (derived, fixed sets) and panel (contrastive, plain) the
+For every generator (derived, fixed sets) and panel (contrastive, plain, blind) the
 benchmark generates one suite per criterion with the same models and budget,
 executes the reference and its mutants, and prints, per ``GENERATOR/PANEL``:
 
@@ -44,6 +44,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import get_args
 
 import reference_scorers as refs
 import yaml
@@ -53,6 +54,7 @@ from scipy.stats import spearmanr
 from sane import api
 from sane.generators.baseline import suite_file
 from sane.llm import LLMSettings
+from sane.records import PanelKind
 from sane.report import Report, TargetSummary
 from sane.suites.store import SuiteStore
 
@@ -72,14 +74,14 @@ class Plan(BaseModel):
 
 QUICK = Plan(
     generators=["derived", "fixed:jrh"],
-    panels=["contrastive", "plain"],
+    panels=list(get_args(PanelKind)),
     capabilities=2,
     recipes_per_capability=1,
     cases=3,
 )
 FULL = Plan(
     generators=["derived", "fixed:jrh", "fixed:behavioral", "fixed:scoring-rules"],
-    panels=["contrastive", "plain"],
+    panels=list(get_args(PanelKind)),
     capabilities=4,
     recipes_per_capability=2,
     cases=5,
@@ -249,7 +251,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--oracle-model", action="append", default=[])
     parser.add_argument("--criteria", nargs="+", default=list(CRITERIA), choices=CRITERIA)
     parser.add_argument("--generators", nargs="+", help="override the plan's generators")
-    parser.add_argument("--panels", nargs="+", choices=["contrastive", "plain"])
+    parser.add_argument("--panels", nargs="+", choices=get_args(PanelKind))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--script", type=Path, help="scripted model's rules file (tests)")
     args = parser.parse_args(argv)

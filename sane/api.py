@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import get_args
 
 from sane import workflow
 from sane._runtime import Progress, RunContext, _no_progress
@@ -15,7 +16,7 @@ from sane.errors import InputError
 from sane.generators import get_generator
 from sane.inputs import examples_path, load_examples, load_spec
 from sane.llm import LLMClient, LLMSettings, check_model
-from sane.records import ExecutionRecord, RunConfig, SuiteSnapshot
+from sane.records import ExecutionRecord, PanelKind, RunConfig, SuiteSnapshot
 from sane.report import Report, build_report
 from sane.scorers import BuildContext, build_target
 from sane.scorers.base import Target
@@ -76,11 +77,14 @@ def generate(
     mode) also stops a family once it has tau joint-valid cases.
 
     ``panel="contrastive"`` (default) aligns a recipe only when the panel also rejects
-    its mirror; ``"plain"`` lets the recipe's own majority decide. Either way the
-    suite's planted controls measure the panel (report: ``validity.controls``).
+    its mirror; ``"plain"`` lets the recipe's own majority decide; ``"blind"`` is
+    contrastive and asks a pair relation's direction without showing it (lower, higher
+    or same, checked by code). Whatever the panel, the suite's planted controls measure
+    it (report: ``validity.controls``).
     """
-    if panel not in ("contrastive", "plain"):
-        raise InputError(None, "--panel", f"must be contrastive or plain, not {panel!r}")
+    if panel not in get_args(PanelKind):
+        kinds = ", ".join(get_args(PanelKind))
+        raise InputError(None, "--panel", f"must be one of {kinds}, not {panel!r}")
     get_generator(generator)  # an unknown generator or fixed set is bad input, before any work
     scorer, spec_path = load_spec(spec)
     rows = load_examples(scorer, examples_path(scorer, spec_path, examples))

@@ -32,7 +32,7 @@ from sane.records import (
     RunConfig,
     ScorerSpec,
 )
-from sane.validators.panel import VoteDraft
+from sane.validators.ballots import VoteDraft
 
 # Assumed completion lengths (tokens) per call kind; prompts are counted, not assumed.
 COMPLETION_TOKENS = {"capabilities": 600, "recipes": 800, "cases": 400, "votes": 120}

@@ -334,6 +334,9 @@ class CallRecord(Record):
     error: str | None = None
 
 
+PanelKind = Literal["contrastive", "plain", "blind"]
+
+
 class RunConfig(Record):
     """The generating configuration, stored with the suite for provenance."""
 
@@ -354,8 +357,10 @@ class RunConfig(Record):
     exhaustive: bool = False
     stop_at_tau: bool = False
     # contrastive: a recipe is aligned only if the panel also rejects its mirror (the same
-    # recipe claiming the opposite direction); plain: the recipe's own majority decides.
-    panel: Literal["contrastive", "plain"] = "contrastive"
+    # recipe claiming the opposite direction); plain: the recipe's own majority decides;
+    # blind: contrastive, and a pair relation's direction is asked without being shown
+    # (sane.validators.ballots).
+    panel: PanelKind = "contrastive"
 
     @property
     def threshold(self) -> int:

@@ -29,6 +29,7 @@ from sane.report import build_report
 from sane.scorers.base import Target
 from sane.scorers.execute import batchable, estimate_tolerance, run_case, run_case_batch
 from sane.validators import controls
+from sane.validators.ballots import alignment_question
 from sane.validators.families import aligned_recipe_ids, count_family, joint_valid_cases
 from sane.validators.guards import case_rejection, guarded_cases, recipe_rejections, repair_recipe
 from sane.validators.sequential import FamilyPlan, run_family
@@ -89,34 +90,36 @@ async def derive_recipes(ctx: RunContext) -> None:
 
 
 async def align_recipes(ctx: RunContext) -> None:
-    """The alignment question on every recipe no guard rejected, and on its mirror (the
-    same recipe claiming the opposite direction: a control, and the contrastive half)."""
+    """The alignment question on every recipe no guard rejected, then on its mirror (the
+    same recipe claiming the opposite direction: a control, and the contrastive half).
+    Mirrors go second so that a blind ballot's mirror replays its recipe's cached answer."""
     if ctx.store.is_done("alignment"):
         return
     decided = ctx.store.decisions(Question.alignment)
     recipes = ctx.store.recipes()
     rejected = recipe_rejections(recipes)  # never put to the panel
-    pending: list[tuple[str, Recipe]] = []
-    for recipe in recipes:
-        if recipe.id in rejected:
-            continue
-        pending.append((recipe.id, recipe))
-        mirrored = controls.mirrored_recipe(recipe)
-        if mirrored is not None:
-            pending.append((controls.mirror_id(recipe.id), mirrored))
-    pending = [(subject, recipe) for subject, recipe in pending if subject not in decided]
+    kept = [r for r in recipes if r.id not in rejected]
+    mirrors = [(controls.mirror_id(r.id), controls.mirrored_recipe(r)) for r in kept]
+    waves = [
+        [(r.id, r) for r in kept],
+        [(subject, mirrored) for subject, mirrored in mirrors if mirrored is not None],
+    ]
 
     async def one(item: tuple[str, Recipe]) -> None:
         subject, recipe = item
+        template, ballot = alignment_question(recipe, ctx.config)
         prompt = messages(
-            "vote_alignment.j2",
+            template,
             spec=ctx.spec,
             recipe=recipe,
             relation_json=recipe.relation.model_dump_json(),
         )
-        ctx.store.put_decision(await ctx.panel.decide(subject, Question.alignment, prompt))
+        decision = await ctx.panel.decide(subject, Question.alignment, prompt, ballot)
+        ctx.store.put_decision(decision)
 
-    await run_all("alignment", pending, one, ctx.progress)
+    for wave in waves:
+        pending = [(subject, recipe) for subject, recipe in wave if subject not in decided]
+        await run_all("alignment", pending, one, ctx.progress)
     ctx.store.mark("alignment")
 
 

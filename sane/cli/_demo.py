@@ -38,7 +38,7 @@ def demo(
         str,
         typer.Option(
             help="plain (the demo's default: the embedded oracle fails contrastive alignment) "
-            "or contrastive (sane generate's default)."
+            "contrastive (sane generate's default) or blind."
         ),
     ] = DemoPlan().panel,
     cache: Cache = None,

@@ -92,7 +92,8 @@ def generate(
         str,
         typer.Option(
             help="contrastive (default): a recipe is aligned only if its mirror is rejected; "
-            "plain: the recipe's own majority decides."
+            "plain: the recipe's own majority decides; blind: contrastive, and a pair "
+            "relation's direction is asked without being shown (lower/higher/same)."
         ),
     ] = "contrastive",
     router: Router = None,

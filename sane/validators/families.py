@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from sane.records import Case, Decision, Family, PanelDecision, Recipe, RunConfig
+from sane.validators.ballots import needs_mirror_rejected
 from sane.validators.controls import contrastive_aligned
 from sane.validators.guards import recipe_rejections
 
@@ -17,11 +18,11 @@ def is_yes(decisions: dict[str, PanelDecision], subject_id: str) -> bool:
 def aligned_recipe_ids(
     recipes: Iterable[Recipe], alignment: Mapping[str, PanelDecision], config: RunConfig
 ) -> set[str]:
-    """The recipes a suite tests: accepted by the panel (and, for a contrastive panel, with
-    their mirror rejected) and rejected by no validity guard. The one place this rule lives."""
+    """The recipes a suite tests: accepted by the panel (and, for a contrastive or blind
+    panel, with their mirror not accepted) and rejected by no validity guard. The one place this rule lives."""
     recipes = list(recipes)
     rejected = recipe_rejections(recipes)
-    if config.panel == "contrastive":
+    if needs_mirror_rejected(config):
         accepted = {r.id for r in recipes if contrastive_aligned(r.id, alignment)}
     else:
         accepted = {r.id for r in recipes if is_yes(dict(alignment), r.id)}

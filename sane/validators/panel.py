@@ -15,27 +15,10 @@ decision is the one the full panel would reach; only the number of calls differs
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
-
-from pydantic import BaseModel, Field, field_validator
-
 from sane.errors import LLMError
 from sane.llm import LLMClient
 from sane.records import Decision, PanelDecision, Question, Vote
-
-RATIONALE_CHARS = 160  # "one short sentence": the bound reaches a local model's grammar
-
-
-class VoteDraft(BaseModel):
-    rationale: str = Field(default="", max_length=RATIONALE_CHARS)
-    decision: Literal["yes", "no"]
-
-    @field_validator("rationale", mode="before")
-    @classmethod
-    def _shorten(cls, value: object) -> object:
-        """A remote model that writes more keeps its vote; the rationale is cut, not refused."""
-        return value[:RATIONALE_CHARS] if isinstance(value, str) else value
-
+from sane.validators.ballots import Ballot, YesNoBallot
 
 def majority(votes: list[Vote], k: int) -> Decision:
     """Strict majority of the k votes asked for; anything else is unresolved."""
@@ -83,7 +66,12 @@ class OraclePanel:
         self.sequential = sequential
 
     async def _vote(
-        self, subject_id: str, question: Question, prompt: list[dict[str, str]], index: int
+        self,
+        subject_id: str,
+        question: Question,
+        prompt: list[dict[str, str]],
+        index: int,
+        ballot: Ballot,
     ) -> Vote:
         model = self.models[index % len(self.models)]
         base = {
@@ -96,8 +84,8 @@ class OraclePanel:
             draft = await self.llm.structured(
                 model,
                 prompt,
-                VoteDraft,
-                task=f"vote:{question.value}",
+                ballot.draft,
+                task=f"vote:{ballot.task}",
                 sample_index=index,
                 temperature=self.temperature,
                 seed=self.seed,
@@ -106,22 +94,28 @@ class OraclePanel:
             return Vote(**base, decision=Decision.unresolved, error=exc.cause)
         return Vote(
             **base,
-            decision=Decision(draft.decision),
+            decision=ballot.decision(draft),
             rationale=draft.rationale,
             raw=draft.model_dump_json(),
         )
 
     async def decide(
-        self, subject_id: str, question: Question, prompt: list[dict[str, str]]
+        self,
+        subject_id: str,
+        question: Question,
+        prompt: list[dict[str, str]],
+        ballot: Ballot | None = None,
     ) -> PanelDecision:
+        """The panel's decision; `ballot` says how each vote is asked (yes/no by default)."""
+        ballot = ballot or YesNoBallot(task=question.value)
         first = self.k // 2 + 1 if self.sequential else self.k
         votes = list(
             await asyncio.gather(
-                *(self._vote(subject_id, question, prompt, i) for i in range(first))
+                *(self._vote(subject_id, question, prompt, i, ballot) for i in range(first))
             )
         )
         while settled(votes, self.k) is None:
-            votes.append(await self._vote(subject_id, question, prompt, len(votes)))
+            votes.append(await self._vote(subject_id, question, prompt, len(votes), ballot))
         return PanelDecision(
             subject_id=subject_id,
             question=question,

@@ -80,7 +80,7 @@ def test_a_yes_always_panel_is_exposed_by_the_benchmark(tmp_path: Path, capsys) 
     result = bench_validity.main(argv)
     assert result["default"] == "derived/contrastive"
     assert set(result) == {"default"} | {
-        f"{g}/{p}" for g in ("derived", "fixed:jrh") for p in ("contrastive", "plain")
+        f"{g}/{p}" for g in ("derived", "fixed:jrh") for p in ("contrastive", "plain", "blind")
     }
     for key in ("derived/plain", "fixed:jrh/plain"):
         entry = result[key]
@@ -89,6 +89,9 @@ def test_a_yes_always_panel_is_exposed_by_the_benchmark(tmp_path: Path, capsys) 
     # jrh's label-flip and paraphrase cases carry a fixed text unrelated to the example: invalid
     # tests the yes-always panel validated, so the exact reference "fails" some of them ...
     assert result["fixed:jrh/plain"]["reference_false_fault_rate"] > 0
+    # a blind "same" answer cannot accept jrh's label flip (a decrease): one family fewer
+    blind, plain = result["fixed:jrh/blind"], result["fixed:jrh/plain"]
+    assert blind["validated_families"] == plain["validated_families"] - 1
     # ... while its whitespace transforms are valid tests that catch the formatting mutant.
     cell = json.loads((tmp_path / "quick/cells/number_fidelity/fixed-jrh-plain.json").read_text())
     assert cell["killed"]["formatting"] is True

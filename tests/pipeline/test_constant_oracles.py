@@ -9,6 +9,9 @@ import yaml
 
 import sane
 from sane.llm import LLMSettings
+from sane.records import Question
+from sane.suites.store import SuiteStore
+from sane.validators.families import aligned_recipe_ids
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -69,3 +72,50 @@ def test_the_sound_scripted_panel_passes_its_controls(workdir: Path):
     assert controls is not None and not controls.failed
     assert controls.false_accept.items >= 6 and controls.false_accept.wrong == 0
     assert controls.false_reject.items >= 2 and controls.false_reject.wrong == 0
+
+
+def _blind_script(workdir: Path, direction: str) -> Path:
+    """tiny_script's agent and case votes, with every direction question answered `direction`."""
+    script = yaml.safe_load((FIXTURES / "tiny_script.yaml").read_text())
+    rules = [{"task": "vote:direction", "response": {"answer": direction, "rationale": "always"}}]
+    path = workdir / f"blind_{direction}.yaml"
+    path.write_text(yaml.safe_dump({"rules": rules + script["rules"]}))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("direction", "aligned"),
+    [("lower", {"rec-1-1"}), ("higher", {"rec-1-2"}), ("same", {"rec-2-1", "rec-2-2"})],
+)
+def test_a_blind_panel_with_a_constant_answer_accepts_one_direction_only(
+    workdir: Path, direction: str, aligned: set[str]
+):
+    """rec-1-1 claims a decrease and rec-1-2 an increase for the same edit; rec-2-* invariance.
+    A constant direction fits one of them at most, and never both a recipe and its mirror."""
+    script = _blind_script(workdir, direction)
+    suite = workdir / f"blind-{direction}.db"
+    sane.generate(
+        workdir / "tiny_spec.yaml",
+        suite=suite,
+        model="scripted",
+        votes=3,
+        cases=4,
+        max_capabilities=2,
+        recipes_per_capability=2,
+        panel="blind",
+        llm=LLMSettings(cache_path=workdir / "cache.db", script_path=script, backoff_s=0),
+    )
+    store = SuiteStore(suite)
+    try:
+        decisions = store.decisions(Question.alignment)
+        assert aligned_recipe_ids(store.recipes(), decisions, store.config()) == aligned
+        direction_calls = [c for c in store.calls() if c.task == "vote:direction"]
+        mirror_votes = [
+            v for d in decisions.values() if d.subject_id.startswith("control:") for v in d.votes
+        ]
+    finally:
+        store.close()
+    assert all('"answer":"%s"' % direction in v.raw for v in mirror_votes)
+    # the mirrors repeat their recipe's prompt: served from the cache, never asked again
+    fresh = [c for c in direction_calls if not c.cached]
+    assert len(fresh) == len(direction_calls) - len(mirror_votes) > 0

@@ -1,0 +1,71 @@
+"""Ballots: a direction answer becomes yes or no by code, never by the model's say-so."""
+
+from __future__ import annotations
+
+import pytest
+
+from sane.records import (
+    Decision,
+    PairRelation,
+    Recipe,
+    RepeatableRelation,
+    Requirement,
+    RunConfig,
+)
+from sane.validators.ballots import (
+    DirectionDraft,
+    VoteDraft,
+    alignment_question,
+    direction_ballot,
+)
+from sane.validators.relations import mirror
+
+
+@pytest.mark.parametrize(
+    ("kind", "accepted"),
+    [
+        ("decrease", {"lower"}),
+        ("increase", {"higher"}),
+        ("invariant", {"same"}),
+        ("no_increase", {"lower", "same"}),
+        ("no_decrease", {"higher", "same"}),
+    ],
+)
+def test_a_direction_is_accepted_only_where_the_relation_allows_it(kind: str, accepted: set[str]):
+    ballot = direction_ballot(PairRelation(kind=kind))
+    assert ballot is not None
+    for answer in ("lower", "higher", "same"):
+        expected = Decision.yes if answer in accepted else Decision.no
+        assert ballot.decision(DirectionDraft(answer=answer)) is expected
+
+
+@pytest.mark.parametrize("kind", ["decrease", "increase"])
+def test_no_answer_accepts_both_a_directional_relation_and_its_mirror(kind: str):
+    relation = PairRelation(kind=kind)
+    ballots = [direction_ballot(relation), direction_ballot(mirror(relation))]
+    for answer in ("lower", "higher", "same"):
+        draft = DirectionDraft(answer=answer)
+        assert sum(b.decision(draft) is Decision.yes for b in ballots) <= 1
+
+
+def test_only_a_blind_panel_asks_the_direction_and_only_for_pair_relations():
+    tiny_recipe = Recipe(
+        id="rec-1-1",
+        capability_id="cap-1",
+        requirement=Requirement.monotonicity,
+        name="add a claim",
+        instruction="Add one claim the source does not support.",
+        variant_roles=["original", "perturbed"],
+        relation=PairRelation(kind="decrease"),
+        rationale="",
+    )
+    blind = RunConfig(model="m", oracle_models=["m"], panel="blind")
+    plain = blind.model_copy(update={"panel": "plain"})
+    assert alignment_question(tiny_recipe, blind)[0] == "vote_direction.j2"
+    assert alignment_question(tiny_recipe, plain) == ("vote_alignment.j2", None)
+    repeat = tiny_recipe.model_copy(update={"relation": RepeatableRelation(kind="repeatable")})
+    assert alignment_question(repeat, blind) == ("vote_alignment.j2", None)
+
+
+def test_a_long_rationale_is_cut_not_refused():
+    assert len(VoteDraft(decision="yes", rationale="x" * 500).rationale) == 160
