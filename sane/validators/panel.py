@@ -15,10 +15,12 @@ decision is the one the full panel would reach; only the number of calls differs
 from __future__ import annotations
 
 import asyncio
+
 from sane.errors import LLMError
 from sane.llm import LLMClient
 from sane.records import Decision, PanelDecision, Question, Vote
 from sane.validators.ballots import Ballot, YesNoBallot
+
 
 def majority(votes: list[Vote], k: int) -> Decision:
     """Strict majority of the k votes asked for; anything else is unresolved."""

@@ -115,7 +115,7 @@ def test_a_blind_panel_with_a_constant_answer_accepts_one_direction_only(
         ]
     finally:
         store.close()
-    assert all('"answer":"%s"' % direction in v.raw for v in mirror_votes)
+    assert all(f'"answer":"{direction}"' in v.raw for v in mirror_votes)
     # the mirrors repeat their recipe's prompt: served from the cache, never asked again
     fresh = [c for c in direction_calls if not c.cached]
     assert len(fresh) == len(direction_calls) - len(mirror_votes) > 0
