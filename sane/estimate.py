@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from sane.agents._drafts import capability_list, case_draft, recipe_list
 from sane.agents.capabilities import PROMPT_EXAMPLES, requirement_meanings
+from sane.generators.transforms import OPERATORS
 from sane.inputs import examples_path, load_examples, load_spec
 from sane.llm import check_model
 from sane.llm._litellm import ensure_litellm_ready
@@ -144,6 +145,7 @@ def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> di
                 spec=spec,
                 capability=capability,
                 limit=config.recipes_per_capability,
+                operators=OPERATORS,
             ),
             recipe_list(config.recipes_per_capability),
         ),

@@ -140,8 +140,15 @@ def _case_decisions(ctx: RunContext) -> Decided:
 async def _decide_case(
     ctx: RunContext, decided: Decided, recipe: Recipe, case: Case, question: Question
 ) -> bool:
-    """The stored decision on one case question, or a fresh one from the panel (stored)."""
+    """The stored decision on one case question, or a fresh one (stored). A case written
+    by a code transform realizes its recipe by construction (the recipe's instruction is the
+    transform's own), so that question is decided by code, with no vote."""
     stored = decided[question].get(case.id)
+    if stored is None and question is Question.realization and recipe.transform is not None:
+        stored = PanelDecision(
+            subject_id=case.id, question=question, decision=Decision.yes, votes=[]
+        )
+        ctx.store.put_decision(stored)
     if stored is None:
         prompt = messages(
             CASE_QUESTIONS[question],

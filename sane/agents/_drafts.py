@@ -8,6 +8,7 @@ from typing import Any, Literal
 from annotated_types import MaxLen
 from pydantic import BaseModel, Field, create_model, model_validator
 
+from sane.generators.transforms import OPERATORS
 from sane.records import Relation, Requirement, relation_roles
 
 
@@ -53,7 +54,11 @@ def capability_list(limit: int) -> type[CapabilityList]:
     )
 
 
+OperatorName = Literal[tuple(OPERATORS)]  # type: ignore[valid-type]
+
+
 class RecipeDraft(BaseModel):
+    operator: OperatorName | None = None  # a code edit from the catalogue, or None: free-form
     name: str = Field(min_length=1)
     instruction: str = Field(min_length=1)
     variant_roles: list[str] = Field(min_length=1)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import ValidationError
 
-from sane.agents._drafts import recipe_list
+from sane.agents._drafts import RecipeDraft, recipe_list
+from sane.generators.transforms import OPERATORS
 from sane.llm import LLMClient
 from sane.prompts import messages
-from sane.records import Capability, Recipe, RunConfig, ScorerSpec
+from sane.records import Capability, PairRelation, Recipe, RunConfig, ScorerSpec
 
 
 async def derive_recipes(
@@ -15,7 +18,11 @@ async def derive_recipes(
 ) -> tuple[list[Recipe], list[str]]:
     """Recipes for one capability, and the reasons any draft was rejected as malformed."""
     prompt = messages(
-        "recipes.j2", spec=spec, capability=capability, limit=config.recipes_per_capability
+        "recipes.j2",
+        spec=spec,
+        capability=capability,
+        limit=config.recipes_per_capability,
+        operators=OPERATORS,
     )
     result = await llm.structured(
         config.model,
@@ -28,7 +35,6 @@ async def derive_recipes(
     recipes: list[Recipe] = []
     rejected: list[str] = []
     for i, draft in enumerate(result.recipes[: config.recipes_per_capability], start=1):
-        roles = list(dict.fromkeys(draft.variant_roles))
         try:
             recipes.append(
                 Recipe(
@@ -36,13 +42,35 @@ async def derive_recipes(
                     capability_id=capability.id,
                     requirement=capability.requirement,
                     name=draft.name,
-                    instruction=draft.instruction,
-                    variant_roles=roles,
-                    relation=draft.relation,
                     rationale=draft.rationale,
                     generator=config.generator,
+                    **_edit(draft),
                 )
             )
         except ValidationError as exc:
             rejected.append(f"{capability.id} recipe {i}: {exc.errors()[0]['msg']}")
     return recipes, rejected
+
+
+def _edit(draft: RecipeDraft) -> dict[str, Any]:
+    """Instruction, roles, relation and transform of a recipe draft.
+
+    A draft that names a catalogue operator with a pair relation gets the operator's own
+    instruction and the roles original -> perturbed: code writes its variants exactly as
+    that instruction says. Any other draft stays free-form (the operator is ignored where
+    its relation is not a pair relation, which one code edit cannot realise)."""
+    relation = draft.relation
+    if draft.operator is not None and isinstance(relation, PairRelation):
+        return {
+            "instruction": OPERATORS[draft.operator],
+            "variant_roles": ["original", "perturbed"],
+            "relation": relation.model_copy(
+                update={"original": "original", "perturbed": "perturbed"}
+            ),
+            "transform": draft.operator,
+        }
+    return {
+        "instruction": draft.instruction,
+        "variant_roles": list(dict.fromkeys(draft.variant_roles)),
+        "relation": relation,
+    }

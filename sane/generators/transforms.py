@@ -45,11 +45,21 @@ class TransformInput:
 
 Transform = Callable[[TransformInput], str]
 TRANSFORMS: dict[str, Transform] = {}
+OPERATORS: dict[str, str] = {}
+"""Transforms the recipe agent may pick, with the instruction that says exactly what each
+does: a recipe built on one gets that instruction and its variants are written by code,
+so its realization needs no panel (small models choose better than they invent)."""
 
 
-def register_transform(name: str) -> Callable[[Transform], Transform]:
+def register_transform(
+    name: str, *, operator: str | None = None
+) -> Callable[[Transform], Transform]:
+    """Register a transform by name; with `operator`, also offer it to the recipe agent."""
+
     def decorator(transform: Transform) -> Transform:
         TRANSFORMS[name] = transform
+        if operator is not None:
+            OPERATORS[name] = operator
         return transform
 
     return decorator
@@ -120,7 +130,7 @@ def identity(data: TransformInput) -> str:
     return data.text
 
 
-@register_transform("extra_spaces")
+@register_transform("extra_spaces", operator="Double every space between two words.")
 def extra_spaces(data: TransformInput) -> str:
     """Every run of spaces between two words doubled (JRH format invariance)."""
     return _changed(data.text, re.sub(r"(?<=\S)( +)(?=\S)", r"\1\1", data.text), "extra_spaces")
@@ -137,7 +147,9 @@ def tabs(data: TransformInput) -> str:
     return _changed(data.text, re.sub(r"(?m)^(?=\S)", "\t", joined), "tabs")
 
 
-@register_transform("blank_lines")
+@register_transform(
+    "blank_lines", operator="Put a blank line after every sentence, changing nothing else."
+)
 def blank_lines(data: TransformInput) -> str:
     """A blank line after every sentence (a single sentence gets blank lines around it)."""
     parts = [_split_trailing(s)[0] for s in sentences(data.text)]
@@ -147,7 +159,7 @@ def blank_lines(data: TransformInput) -> str:
     return _changed(data.text, "\n\n".join(parts), "blank_lines")
 
 
-@register_transform("sentence_deletion")
+@register_transform("sentence_deletion", operator="Delete every other sentence.")
 def sentence_deletion(data: TransformInput) -> str:
     """Every other sentence deleted, keeping headers, order and line breaks (Xu et al. 2025)."""
     kept: list[str] = []
@@ -170,7 +182,10 @@ def sentence_deletion(data: TransformInput) -> str:
     return "".join(kept).rstrip() or data.text
 
 
-@register_transform("meaningless_elongation")
+@register_transform(
+    "meaningless_elongation",
+    operator="Append three fixed sentences that carry no information (a generic closing remark).",
+)
 def meaningless_elongation(data: TransformInput) -> str:
     """The same fixed filler sentences appended to every text (Xu et al. 2025)."""
     body = data.text.rstrip()
@@ -188,3 +203,59 @@ def random_replacement(data: TransformInput) -> str:
         if other and other != data.text:
             return other
     raise TransformError("random_replacement needs another example with a different text")
+
+
+_NUMBER = re.compile(r"[0-9]+")
+_AUXILIARY = re.compile(
+    r"\b(is|are|was|were|will|can|could|should|would|has|have|had|does|did|do|may|must)\b"
+    r"(?! not\b)"
+)
+
+
+@register_transform(
+    "change_number", operator="Change the first number written in digits to a different number."
+)
+def change_number(data: TransformInput) -> str:
+    """The first run of digits replaced by that number plus 7 (same text otherwise)."""
+    match = _NUMBER.search(data.text)
+    if match is None:
+        raise TransformError("change_number needs a number written in digits")
+    changed = str(int(match.group()) + 7)
+    return data.text[: match.start()] + changed + data.text[match.end() :]
+
+
+@register_transform(
+    "negate",
+    operator="Negate the first statement that has an auxiliary verb (is, are, was, were, will, "
+    'can, has, does, ...) by putting "not" after that verb.',
+)
+def negate(data: TransformInput) -> str:
+    """ "not" inserted after the first lower-case auxiliary verb not already negated."""
+    match = _AUXILIARY.search(data.text)
+    if match is None:
+        raise TransformError("negate needs an auxiliary verb (is, are, was, can, ...)")
+    return data.text[: match.end()] + " not" + data.text[match.end() :]
+
+
+@register_transform("lowercase", operator="Write the whole text in lower case.")
+def lowercase(data: TransformInput) -> str:
+    return _changed(data.text, data.text.lower(), "lowercase")
+
+
+@register_transform("reverse_sentences", operator="Reverse the order of the sentences.")
+def reverse_sentences(data: TransformInput) -> str:
+    """The sentences in reverse order, each keeping its own words and punctuation."""
+    parts = [_split_trailing(s)[0] for s in sentences(data.text)]
+    parts = [p for p in parts if p.strip()]
+    if len(parts) < 2:
+        raise TransformError("reverse_sentences needs at least two sentences")
+    return _changed(data.text, " ".join(reversed(parts)), "reverse_sentences")
+
+
+@register_transform("drop_last_sentence", operator="Delete the last sentence.")
+def drop_last_sentence(data: TransformInput) -> str:
+    parts = [_split_trailing(s)[0] for s in sentences(data.text)]
+    parts = [p for p in parts if p.strip()]
+    if len(parts) < 2:
+        raise TransformError("drop_last_sentence needs at least two sentences")
+    return " ".join(parts[:-1])

@@ -45,7 +45,7 @@ class ReviewItem(BaseModel):
 
 
 def _votes(decision: PanelDecision) -> str:
-    return ", ".join(vote.decision.value for vote in decision.votes)
+    return ", ".join(vote.decision.value for vote in decision.votes) or "decided by code"
 
 
 def _decisions(snapshot: SuiteSnapshot, question: Question) -> dict[str, PanelDecision]:

@@ -6,6 +6,7 @@ import pytest
 
 from sane.generators.transforms import (
     FILLER,
+    OPERATORS,
     TRANSFORMS,
     TransformError,
     TransformInput,
@@ -102,8 +103,40 @@ def test_identity_is_the_text() -> None:
 
 @pytest.mark.parametrize("name", sorted(set(TRANSFORMS) - {"random_replacement"}))
 def test_every_transform_is_deterministic(name: str) -> None:
-    outputs = {_run(name) for _ in range(3)}
+    text = TEXT + " It is 12 weeks long."  # a number and an auxiliary verb for every operator
+    outputs = {_run(name, text) for _ in range(3)}
     assert len(outputs) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("change_number", "It cost 48 dollars in 2019.", "It cost 55 dollars in 2019."),
+        ("negate", "It is big. It was not small.", "It is not big. It was not small."),
+        ("negate", "It was not small. It is big.", "It was not small. It is not big."),
+        ("lowercase", "Alice met Bob.", "alice met bob."),
+        ("reverse_sentences", "One. Two? Three!", "Three! Two? One."),
+        ("drop_last_sentence", "One. Two. Three.", "One. Two."),
+    ],
+)
+def test_operators_do_exactly_what_their_instruction_says(name: str, text: str, expected: str):
+    assert name in OPERATORS
+    assert _run(name, text) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("change_number", "No digits here."),
+        ("negate", "Nothing to negate here."),
+        ("lowercase", "already lower."),
+        ("reverse_sentences", "One sentence only."),
+        ("drop_last_sentence", "One sentence only."),
+    ],
+)
+def test_an_operator_that_cannot_change_the_text_refuses(name: str, text: str) -> None:
+    with pytest.raises(TransformError):
+        _run(name, text)
 
 
 def test_unknown_transform_is_named() -> None:

@@ -14,6 +14,7 @@ from reliability_helpers import cli
 from test_pipeline_faults import SPEC, respond
 
 from sane.errors import ScorerError
+from sane.generators.transforms import OPERATORS
 from sane.prompts import messages, render
 from sane.records import (
     Capability,
@@ -158,8 +159,11 @@ def _prompts(text: str) -> dict[str, str]:
         ),
         "vote_realization.j2": render("vote_realization.j2", **vote),
         "vote_applicability.j2": render("vote_applicability.j2", **vote),
-        "recipes.j2": render("recipes.j2", spec=spec, capability=capability, limit=2),
+        "recipes.j2": render(
+            "recipes.j2", spec=spec, capability=capability, limit=2, operators=OPERATORS
+        ),
         "vote_alignment.j2": render("vote_alignment.j2", **vote),
+        "vote_direction.j2": render("vote_direction.j2", **vote),
     }
 
 
