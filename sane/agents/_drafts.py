@@ -6,10 +6,10 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from annotated_types import MaxLen
-from pydantic import BaseModel, Field, create_model, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, create_model, model_validator
 
 from sane.generators.transforms import OPERATORS
-from sane.records import Relation, Requirement, relation_roles
+from sane.records import PairRelation, Relation, Requirement, relation_roles
 
 
 class CapabilityDraft(BaseModel):
@@ -65,9 +65,22 @@ class RecipeDraft(BaseModel):
     relation: Relation
     rationale: str = ""
 
+    _repairs: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def repairs(self) -> list[str]:
+        """What code fixed in this draft ("roles_repaired: ..."), for the recipe's record."""
+        return list(self._repairs)
+
     @model_validator(mode="after")
     def _roles_are_declared(self) -> RecipeDraft:
-        """Checked here, not only on the Recipe, so the repair loop can tell the model."""
+        """A pair relation between roles the draft did not declare is repaired where only one
+        reading exists; anything else is refused here, not only on the Recipe, so the repair
+        loop can tell the model. An operator's recipe gets the operator's roles anyway."""
+        if self.operator is not None and isinstance(self.relation, PairRelation):
+            return self
+        if isinstance(self.relation, PairRelation):
+            self._repair_pair_roles(self.relation)
         missing = [r for r in relation_roles(self.relation) if r not in self.variant_roles]
         if missing:
             raise ValueError(
@@ -75,6 +88,28 @@ class RecipeDraft(BaseModel):
                 f"{self.variant_roles}; roles are variant names, not scores"
             )
         return self
+
+    def _repair_pair_roles(self, relation: PairRelation) -> None:
+        """ "original" is always the example's own text, so it may be declared by code; a
+        single other undeclared name maps to the single declared role the relation leaves
+        unused (small models name the edit, e.g. "test_addition", instead of its role)."""
+        before = (list(self.variant_roles), relation.original, relation.perturbed)
+        roles = list(dict.fromkeys(self.variant_roles))
+        if relation.original == "original" and "original" not in roles:
+            roles.insert(0, "original")
+        named = [relation.original, relation.perturbed]
+        missing = [r for r in named if r not in roles]
+        unused = [r for r in roles if r not in named]
+        if len(missing) == 1 and len(unused) == 1:
+            slot = "original" if relation.original == missing[0] else "perturbed"
+            self.relation = relation.model_copy(update={slot: unused[0]})
+        self.variant_roles = roles
+        after = (roles, self.relation.original, self.relation.perturbed)  # type: ignore[union-attr]
+        if after != before and all(r in roles for r in after[1:]):
+            self._repairs.append(
+                f"roles_repaired: relation {before[1]!r} -> {before[2]!r} over {before[0]} "
+                f"read as {after[1]!r} -> {after[2]!r} over {roles}"
+            )
 
 
 class RecipeList(_BoundedList):

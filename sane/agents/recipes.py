@@ -44,6 +44,7 @@ async def derive_recipes(
                     name=draft.name,
                     rationale=draft.rationale,
                     generator=config.generator,
+                    repairs=draft.repairs,
                     **_edit(draft),
                 )
             )
