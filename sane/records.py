@@ -73,7 +73,8 @@ class TargetConfig(Record):
     ref: str | None = None
     reference_field: str | None = None
     output: OutputContract | None = None
-    timeout_s: float = 60.0
+    # seconds one scoring call of this target may take; None: the run's --timeout
+    timeout_s: float | None = Field(default=None, gt=0)
     temperature: float | None = None
 
 

@@ -335,6 +335,12 @@ def _executable_cases(ctx: RunContext) -> list[tuple[Recipe, Case]]:
     return pairs
 
 
+def _timeout(ctx: RunContext, name: str) -> float:
+    """A target's own `timeout_s` from the spec, else the run's `--timeout`."""
+    own = next((t.timeout_s for t in ctx.spec.targets if t.name == name), None)
+    return own if own is not None else ctx.timeout_s
+
+
 async def _tolerance(ctx: RunContext, name: str, target: Target, sample: list[Example]) -> float:
     """The target's stored tolerance, or a fresh estimate from repeat-run noise."""
     stored = ctx.store.tolerances().get(name)
@@ -342,7 +348,7 @@ async def _tolerance(ctx: RunContext, name: str, target: Target, sample: list[Ex
         return float(stored["tolerance"])
     ctx.progress(f"tolerance {name}", 0, 1)
     estimate = await estimate_tolerance(
-        target, sample, ctx.spec.output, floor=ctx.tolerance_floor, timeout_s=ctx.timeout_s
+        target, sample, ctx.spec.output, floor=ctx.tolerance_floor, timeout_s=_timeout(ctx, name)
     )
     ctx.store.put_tolerance(name, estimate.model_dump(mode="json"))
     ctx.progress(f"tolerance {name}", 1, 1)
@@ -409,7 +415,7 @@ async def _execute_target(
     ] + [[item] for item in single]
 
     async def one(items: list[tuple[Recipe, Case]]) -> None:
-        repeats, timeout_s = ctx.repeats, ctx.timeout_s
+        repeats, timeout_s = ctx.repeats, _timeout(ctx, name)
         if len(items) == 1 and not batchable(target, *items[0], repeats):
             recipe, case = items[0]
             records = [

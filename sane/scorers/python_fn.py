@@ -56,12 +56,21 @@ class PythonTarget:
     deterministic: bool = False
 
     async def score(self, record: dict[str, str], repeat: int = 0) -> float:
-        if inspect.iscoroutinefunction(self.function):
-            return await self.function(dict(record))
-        result = await _in_daemon_thread(self.function, dict(record))
-        if inspect.isawaitable(result):
-            result = await result
-        return result
+        try:
+            if inspect.iscoroutinefunction(self.function):
+                return await self.function(dict(record))
+            result = await _in_daemon_thread(self.function, dict(record))
+            if inspect.isawaitable(result):
+                result = await result
+            return result
+        except (KeyboardInterrupt, SystemExit) as exc:
+            raise _contained(exc) from None
+
+
+def _contained(exc: BaseException) -> RuntimeError:
+    """User code that raises SystemExit or KeyboardInterrupt has failed to score; asyncio would
+    let either escape the event loop and end (or hang) the whole run, so it becomes an error."""
+    return RuntimeError(f"{type(exc).__name__} raised by the scoring function: {exc}")
 
 
 async def _in_daemon_thread(function: Callable[..., Any], *args: Any) -> Any:
@@ -82,7 +91,8 @@ async def _in_daemon_thread(function: Callable[..., Any], *args: Any) -> Any:
         try:
             value = function(*args)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
-            deliver(lambda error=exc: future.set_exception(error))
+            error = _contained(exc) if isinstance(exc, KeyboardInterrupt | SystemExit) else exc
+            deliver(lambda: future.set_exception(error))
         else:
             deliver(lambda: future.set_result(value))
 
