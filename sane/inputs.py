@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from sane import _yaml as strict_yaml
 from sane.builtin import resolve_spec_path
 from sane.errors import InputError
 from sane.llm import model_problem
@@ -35,7 +36,7 @@ def load_spec(ref: str | Path) -> tuple[ScorerSpec, Path]:
     if not path.is_file():
         raise InputError(str(path), None, "spec file not found")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = strict_yaml.load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else None

@@ -19,6 +19,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from sane import _yaml as strict_yaml
 from sane.errors import InputError
 from sane.generators.base import OPTION, register_generator
 from sane.generators.transforms import TRANSFORMS
@@ -175,7 +176,7 @@ def load_fixed_set(name: str) -> FixedSet:
     """Load and validate a fixed set; a bad file is an InputError naming the field."""
     where, text = _read(name)
     try:
-        return FixedSet.model_validate(yaml.safe_load(text))
+        return FixedSet.model_validate(strict_yaml.load(text))
     except yaml.YAMLError as exc:
         raise InputError(where, None, f"not valid YAML: {exc}") from None
     except ValidationError as exc:

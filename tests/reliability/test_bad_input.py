@@ -89,6 +89,9 @@ CASES: dict[str, tuple[SpecBreaker, str, str]] = {
     "malformed YAML": _spec_case(lambda d: "name: [unclosed\ncriterion: x\n", "line"),
     "YAML list, not a mapping": _spec_case(lambda d: "- a\n- b\n", "mapping"),
     "recursive YAML anchor": _spec_case(lambda d: "name: &a [*a]\n", "bad_spec"),
+    "duplicate key": _spec_case(
+        lambda d: "name: a\ncriterion: one\ncriterion: two\n", "duplicate key 'criterion'"
+    ),
     "unknown top-level field": _spec_case(lambda d: d | {"colour": "red"}, "colour"),
     "unknown nested field": _spec_case(
         lambda d: d | {"output": d["output"] | {"scale": 3}}, "output.scale"
@@ -125,6 +128,14 @@ CASES: dict[str, tuple[SpecBreaker, str, str]] = {
     "example is not an object": _examples_case(b'["a", "b"]\n', "record 1"),
     "example field not a string": _examples_case(b'{"source": "a", "summary": 3}\n', "summary"),
 }
+
+
+def test_a_date_like_name_is_a_string_not_a_date_or_a_traceback(tiny: Path) -> None:
+    data = spec_dict(tiny) | {"name": "2001-13-01"}
+    spec, _ = load_spec(
+        write_spec(tiny, yaml.safe_dump(data).replace("'2001-13-01'", "2001-13-01"))
+    )
+    assert spec.name == "2001-13-01"
 
 
 def assert_refused(code: int, out: str, err: str, *needles: str) -> None:
