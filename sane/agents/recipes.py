@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -53,22 +54,39 @@ async def derive_recipes(
     return recipes, rejected
 
 
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.casefold()))
+
+
+def _operator(draft: RecipeDraft) -> str | None:
+    """The catalogue operator a draft builds on: the one it names, else the one whose
+    instruction it copied word for word or whose name it used as the recipe's name
+    (small models often do either and leave `operator` empty)."""
+    if draft.operator is not None:
+        return draft.operator
+    instruction, name = _words(draft.instruction), re.sub(r"_?\d+$", "", draft.name.strip())
+    for operator, text in OPERATORS.items():
+        if instruction == _words(text) or name == operator:
+            return operator
+    return None
+
+
 def _edit(draft: RecipeDraft) -> dict[str, Any]:
     """Instruction, roles, relation and transform of a recipe draft.
 
-    A draft that names a catalogue operator with a pair relation gets the operator's own
+    A draft built on a catalogue operator with a pair relation gets the operator's own
     instruction and the roles original -> perturbed: code writes its variants exactly as
     that instruction says. Any other draft stays free-form (the operator is ignored where
     its relation is not a pair relation, which one code edit cannot realise)."""
-    relation = draft.relation
-    if draft.operator is not None and isinstance(relation, PairRelation):
+    relation, operator = draft.relation, _operator(draft)
+    if operator is not None and isinstance(relation, PairRelation):
         return {
-            "instruction": OPERATORS[draft.operator],
+            "instruction": OPERATORS[operator],
             "variant_roles": ["original", "perturbed"],
             "relation": relation.model_copy(
                 update={"original": "original", "perturbed": "perturbed"}
             ),
-            "transform": draft.operator,
+            "transform": operator,
         }
     return {
         "instruction": draft.instruction,

@@ -39,3 +39,23 @@ def test_two_undeclared_roles_have_no_single_reading_and_are_refused():
 def test_an_operator_draft_is_not_refused_for_roles_the_operator_replaces():
     draft = _draft(["x"], {"kind": "decrease", "original": "p", "perturbed": "q"}, "change_number")
     assert draft.operator == "change_number"
+
+
+@pytest.mark.parametrize(
+    ("name", "instruction", "expected"),
+    [
+        ("change_number_1", "Alter a figure.", "change_number"),  # the operator's name as its name
+        ("edit", "write the whole text in LOWER case", "lowercase"),  # its instruction, copied
+        ("remove_first_number", "Remove the first number.", None),  # free-form: no such operator
+    ],
+)
+def test_an_operator_copied_without_being_named_is_recognised(name, instruction, expected):
+    from sane.agents.recipes import _edit
+
+    draft = RecipeDraft(
+        name=name,
+        instruction=instruction,
+        variant_roles=["original", "perturbed"],
+        relation={"kind": "decrease"},
+    )
+    assert _edit(draft).get("transform") == expected
