@@ -29,17 +29,13 @@ from sane.report import build_report
 from sane.scorers.base import Target
 from sane.scorers.execute import batchable, estimate_tolerance, run_case, run_case_batch
 from sane.validators import controls
-from sane.validators.ballots import alignment_question
+from sane.validators.ballots import CASE_TEMPLATES, alignment_question, case_question
 from sane.validators.families import aligned_recipe_ids, count_family, joint_valid_cases
 from sane.validators.guards import case_rejection, guarded_cases, recipe_rejections, repair_recipe
 from sane.validators.sequential import FamilyPlan, run_family
 
 TOLERANCE_SAMPLE = 5
 BATCH_CASES = 64  # cases per score_batch call of a batch-capable target
-CASE_QUESTIONS = {
-    Question.realization: "vote_realization.j2",
-    Question.applicability: "vote_applicability.j2",
-}
 
 
 class StageFailed(SaneError):
@@ -134,7 +130,7 @@ Decided = dict[Question, dict[str, PanelDecision]]
 
 
 def _case_decisions(ctx: RunContext) -> Decided:
-    return {question: ctx.store.decisions(question) for question in CASE_QUESTIONS}
+    return {question: ctx.store.decisions(question) for question in CASE_TEMPLATES}
 
 
 async def _decide_case(
@@ -150,14 +146,15 @@ async def _decide_case(
         )
         ctx.store.put_decision(stored)
     if stored is None:
+        template, ballot = case_question(question, recipe, ctx.config)
         prompt = messages(
-            CASE_QUESTIONS[question],
+            template,
             spec=ctx.spec,
             recipe=recipe,
             case=case,
             relation_json=recipe.relation.model_dump_json(),
         )
-        stored = await ctx.panel.decide(case.id, question, prompt)
+        stored = await ctx.panel.decide(case.id, question, prompt, ballot)
         ctx.store.put_decision(stored)
     return stored.decision is Decision.yes
 
@@ -283,7 +280,7 @@ async def decide_controls(ctx: RunContext) -> None:
     async def one(item: tuple[str, Recipe, Case]) -> None:
         subject, recipe, case = item
         prompt = messages(
-            CASE_QUESTIONS[Question.realization],
+            CASE_TEMPLATES[Question.realization],
             spec=ctx.spec,
             recipe=recipe,
             case=case,

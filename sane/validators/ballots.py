@@ -1,4 +1,4 @@
-"""How one panel question is put to a model, and how its answer becomes yes or no.
+"""How each panel question is put to a model, and how its answer becomes yes or no.
 
 A yes/no ballot shows the claim and asks whether it holds; a model that says
 yes to everything passes every such ballot, and small models lean that way.
@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field, field_validator
 
-from sane.records import Decision, Recipe, Relation, RunConfig
+from sane.records import Decision, Question, Recipe, Relation, RunConfig
 
 RATIONALE_CHARS = 160  # "one short sentence": the bound reaches a local model's grammar
 
@@ -96,6 +96,25 @@ def alignment_question(recipe: Recipe, config: RunConfig) -> tuple[str, Ballot |
         if ballot is not None:
             return "vote_direction.j2", ballot
     return "vote_alignment.j2", None
+
+
+CASE_TEMPLATES = {
+    Question.realization: "vote_realization.j2",
+    Question.applicability: "vote_applicability.j2",
+}
+
+
+def case_question(
+    question: Question, recipe: Recipe, config: RunConfig
+) -> tuple[str, Ballot | None]:
+    """The prompt template and ballot for one case question: under a blind panel the
+    applicability of a pair relation is the direction question on this case's own texts
+    (code compares the answer with the relation); everything else is yes/no."""
+    if config.panel == "blind" and question is Question.applicability:
+        ballot = direction_ballot(recipe.relation)
+        if ballot is not None:
+            return "vote_case_direction.j2", ballot
+    return CASE_TEMPLATES[question], None
 
 
 def needs_mirror_rejected(config: RunConfig) -> bool:

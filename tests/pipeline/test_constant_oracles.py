@@ -113,9 +113,14 @@ def test_a_blind_panel_with_a_constant_answer_accepts_one_direction_only(
         mirror_votes = [
             v for d in decisions.values() if d.subject_id.startswith("control:") for v in d.votes
         ]
+        applicability = store.decisions(Question.applicability)
     finally:
         store.close()
     assert all(f'"answer":"{direction}"' in v.raw for v in mirror_votes)
     # the mirrors repeat their recipe's prompt: served from the cache, never asked again
     fresh = [c for c in direction_calls if not c.cached]
     assert len(fresh) == len(direction_calls) - len(mirror_votes) > 0
+    # a case's applicability is the same blind question on its own texts: the constant
+    # direction fits the aligned recipes' relation, so their cases are applicable
+    assert applicability and all(d.decision.value == "yes" for d in applicability.values())
+    assert all(f'"answer":"{direction}"' in v.raw for d in applicability.values() for v in d.votes)
