@@ -9,6 +9,7 @@ Routes: ``/`` the HTML report, ``/report.json`` the JSON report, ``/state`` the 
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import sqlite3
 import threading
@@ -66,6 +67,27 @@ def _json_report(suite: Path, human: Mapping[str, float] | None) -> str:
         store.close()
 
 
+def host_allowed(header: str | None, bound: str) -> bool:
+    """Whether a request's Host header may be answered. A web page can point a host name it
+    owns at 127.0.0.1 (DNS rebinding) and read the report from the user's browser; it cannot
+    do that with an IP literal, "localhost", or the name the server was started on."""
+    if not header:
+        return False
+    header = header.strip()
+    if header.startswith("[") and "]" in header:  # [IPv6]:port
+        name = header[1 : header.index("]")]
+    else:
+        name = header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+    name = name.rstrip(".").lower()
+    if name in ("localhost", bound.lower()):
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 def make_server(
     suite: str | Path,
     *,
@@ -93,6 +115,9 @@ def make_server(
             self.wfile.write(payload)
 
         def do_GET(self) -> None:
+            if not host_allowed(self.headers.get("Host"), host):
+                self._send(403, "sane view answers only loopback or IP host names", "text/plain")
+                return
             route = self.path.split("?", 1)[0].split("#", 1)[0]
             generation = watcher.generation()  # before reading, so no change can be missed
             try:

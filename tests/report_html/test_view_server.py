@@ -122,3 +122,29 @@ def test_view_refuses_a_file_that_is_not_a_suite(tmp_path: Path) -> None:
     (tmp_path / "x.db").write_text("not sqlite")
     result = CliRunner().invoke(app, ["view", str(tmp_path / "x.db"), "--no-open"])
     assert result.exit_code == 2 and "not a sane suite" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("host", "status"),
+    [
+        ("attacker.example", 403),  # DNS rebinding: a page's own name pointed at 127.0.0.1
+        ("attacker.example:8000", 403),
+        ("localhost.attacker.example", 403),
+        (None, 403),
+        ("localhost", 200),
+        ("127.0.0.1:1234", 200),
+        ("[::1]:1234", 200),
+    ],
+)
+def test_view_answers_only_loopback_or_ip_host_names(served: str, host, status: int) -> None:
+    request = urllib.request.Request(f"{served}/report.json")
+    if host is None:
+        request.add_unredirected_header("Host", "")
+    else:
+        request.add_unredirected_header("Host", host)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            code = reply.status
+    except urllib.error.HTTPError as error:
+        code = error.code
+    assert code == status
