@@ -11,6 +11,7 @@ import html
 from functools import cache
 
 from jinja2 import Environment
+from markupsafe import Markup
 
 from sane.report._models import Report
 from sane.report.formatting import markdown_environment
@@ -24,7 +25,7 @@ CELL_LIMIT = 160
 def _cell(value: object, limit: int = CELL_LIMIT) -> str:
     """One table cell: no pipes, newlines or raw HTML; long texts shortened with an ellipsis."""
     text = html.escape(" ".join(str(value).split()), quote=False).replace("|", "\\|")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return Markup(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def _scores(values: dict[str, list[float | None]]) -> str:

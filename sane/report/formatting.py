@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
 
 
 def pct(value: float | None) -> str:
@@ -28,9 +29,19 @@ def ci(value: tuple[float, float] | None, as_percent: bool = False) -> str:
     return f"[{fmt(value[0])}, {fmt(value[1])}]"
 
 
+def no_html(value: Any) -> Any:
+    """Every string a template writes has its HTML neutralised: markdown renders raw HTML, and
+    names, criteria and texts come from users (a scorer named `</script><script>` stays text).
+    A filter that already escaped its output returns Markup and is left alone."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return str(escape(value))
+    return value
+
+
 def markdown_environment(package: str, **filters: Callable[..., Any]) -> Environment:
     """A plain-text (markdown) environment for `package`'s templates/ folder."""
     env = Environment(
+        finalize=no_html,
         loader=PackageLoader(package, "templates"),
         undefined=StrictUndefined,
         autoescape=False,

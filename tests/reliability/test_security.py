@@ -209,6 +209,7 @@ def test_markdown_report_escapes_generated_text(tiny: Path) -> None:
     (tiny / "tiny_script.yaml").write_text(yaml.safe_dump(script), encoding="utf-8")
     spec = yaml.safe_load((tiny / "tiny_spec.yaml").read_text())
     spec["targets"][1]["name"] = "la|zy <b>bold</b>"
+    spec["name"] = "tiny</script><script>alert(2)</script>"
     (tiny / "tiny_spec.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
     common = ["--script", tiny / "tiny_script.yaml", "--cache", tiny / "c.db", "--quiet"]
     assert (
@@ -232,8 +233,9 @@ def test_markdown_report_escapes_generated_text(tiny: Path) -> None:
     assert cli("execute", tiny / "s.db", *common)[0] == 0
     code, markdown, err = cli("report", tiny / "s.db", "--format", "md")
     assert code == 0, err
-    assert "hostile" not in markdown and "Injected heading" in markdown  # the fault is shown
-    assert "<script>" not in markdown and "<b>" not in markdown
+    assert "Injected heading" in markdown  # the fault is shown, as text
+    assert "&lt;script&gt;" in markdown.splitlines()[0]  # the scorer name in the title line
+    assert "<script>" not in markdown and "</script>" not in markdown and "<b>" not in markdown
     assert not any(line.startswith("# Injected") for line in markdown.splitlines())
     for line in markdown.splitlines():
         if line.startswith("| ") and "la" in line and "zy" in line:
