@@ -54,7 +54,9 @@ def prepare(work: Path, delay_s: float) -> None:
     work.mkdir(parents=True, exist_ok=True)
     shutil.copy(FIXTURES / "tiny_examples.jsonl", work / "tiny_examples.jsonl")
     spec = yaml.safe_load((FIXTURES / "tiny_spec.yaml").read_text())
-    spec["targets"].append(JUDGE)
+    # broken errors on every case, so `sane execute` would exit 4 (nothing measured);
+    # interruption is what these trials test, not a target that cannot score
+    spec["targets"] = [t for t in spec["targets"] if t["name"] != "broken"] + [JUDGE]
     (work / "spec.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
     script = yaml.safe_load((FIXTURES / "tiny_script.yaml").read_text())
     script["rules"] = JUDGE_RULES + script["rules"]

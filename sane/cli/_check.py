@@ -9,7 +9,13 @@ from typing import Annotated
 import typer
 
 from sane import api
-from sane.cli._common import EXIT_FAILED, app, errors_to_exit_codes
+from sane.cli._common import (
+    EXIT_FAILED,
+    EXIT_NOTHING_MEASURED,
+    app,
+    errors_to_exit_codes,
+    fail,
+)
 from sane.errors import InputError
 from sane.records import Requirement
 from sane.report._gate import Limits, evaluate, render_gate
@@ -64,7 +70,8 @@ def check(
         list[str] | None, typer.Option(help="Check only these targets; default all.")
     ] = None,
 ) -> None:
-    """Exit 1 when any target exceeds a limit; print a markdown summary for the CI log."""
+    """Exit 1 when any target exceeds a limit, 4 when something has no result to check;
+    print a markdown summary for the CI log."""
     with errors_to_exit_codes():
         limits = Limits(
             max_faults=max_faults,
@@ -82,5 +89,7 @@ def check(
         report = api.report(suite)
         result = evaluate(report, limits, target)
     sys.stdout.write(render_gate(report, result))
+    if not result.measured:
+        raise fail(EXIT_NOTHING_MEASURED, f"error: {result.problems[0]}")
     if not result.passed:
         raise typer.Exit(EXIT_FAILED)

@@ -2,7 +2,8 @@
 
 Exit codes: 0 success; 1 a run failed (a stage could not continue); 2 bad input
 (one line on stderr naming the file, field and problem); 3 stopped at a budget
-(the suite is resumable).
+(the suite is resumable); 4 nothing measured (a target errored on every case, or a
+gate had no result to check).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ app = typer.Typer(
 err = Console(stderr=True)
 out = Console()
 
-EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BUDGET = 1, 2, 3
+EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BUDGET, EXIT_NOTHING_MEASURED = 1, 2, 3, 4
 
 
 def fail(code: int, message: str) -> typer.Exit:

@@ -9,6 +9,7 @@ import typer
 
 from sane import api
 from sane.cli._common import (
+    EXIT_NOTHING_MEASURED,
     ApiBase,
     Cache,
     Concurrency,
@@ -20,6 +21,7 @@ from sane.cli._common import (
     app,
     err,
     errors_to_exit_codes,
+    fail,
     llm_settings,
     out,
     print_validity,
@@ -196,3 +198,13 @@ def execute(
     faults = sum(r.verdict.value == "fault" for r in records)
     errors = sum(r.verdict.value == "error" for r in records)
     err.print(f"{len(records)} case executions: {faults} faults, {errors} errors")
+    failed = sorted(
+        {r.target for r in records} - {r.target for r in records if r.verdict.value != "error"}
+    )
+    if failed:
+        first = next(r.error for r in records if r.target == failed[0] and r.error)
+        raise fail(
+            EXIT_NOTHING_MEASURED,
+            f"error: target {failed[0]} errored on every case ({len(failed)} target(s) "
+            f"without a result: {', '.join(failed)}); first error: {first}",
+        )

@@ -3,8 +3,9 @@
 Why a separate step from the report: a pipeline needs a yes/no answer and an exit code,
 plus a short markdown summary for its log. Limits are upper bounds: a target passes
 when its count is at most the limit. A target the spec declares but that has no result,
-or a suite with no executed target at all, fails the gate: nothing measured is not
-"within limits". `max_control_false_accept` gates the suite itself: the share of
+a target whose every case execution errored, or a suite with no executed target at
+all, fails the gate: nothing measured is not "within limits" (the CLI gives such a
+failure its own exit code). `max_control_false_accept` gates the suite itself: the share of
 planted known-wrong items its oracle panel accepted (a suite without controls fails).
 """
 
@@ -57,6 +58,11 @@ class GateResult(BaseModel):
         return not self.problems and all(check.passed for check in self.checks)
 
     @property
+    def measured(self) -> bool:
+        """False when something the gate had to check has no measurement at all."""
+        return not self.problems
+
+    @property
     def failures(self) -> list[Check]:
         return [check for check in self.checks if not check.passed]
 
@@ -64,15 +70,17 @@ class GateResult(BaseModel):
 def _measures(report: Report, target: str, limits: Limits) -> list[tuple[str, int | None, int]]:
     """(measure, value, limit) rows; a value is None when the target has no result."""
     summary = report.targets.get(target)
+    # faults are measured only where some case gave a pass or a fault; errors wherever it ran
+    scored = summary if summary is not None and summary.passes + summary.faults > 0 else None
     rows: list[tuple[str, int | None, int]] = []
     if limits.max_faults is not None:
-        rows.append(("faults", summary.faults if summary else None, limits.max_faults))
+        rows.append(("faults", scored.faults if scored else None, limits.max_faults))
     if limits.max_errors is not None:
         errors = report.errors.by_target.get(target, 0) if summary else None
         rows.append(("errors", errors, limits.max_errors))
     for requirement, limit in sorted(limits.max_faults_per_requirement.items()):
-        group = summary.by_requirement.get(requirement) if summary else None
-        value = None if summary is None else (group.faults if group else 0)
+        group = scored.by_requirement.get(requirement) if scored else None
+        value = None if scored is None else (group.faults if group else 0)
         rows.append((f"faults[{requirement}]", value, limit))
     return rows
 
@@ -84,12 +92,25 @@ def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -
     errors naming the target (e.g. a failed tolerance measurement).
     """
     problems = []
+    per_target = (
+        limits.max_faults is not None
+        or limits.max_errors is not None
+        or bool(limits.max_faults_per_requirement)
+    )
     names = list(targets) if targets else sorted(set(report.targets) | set(report.not_executed))
-    if not names:
+    if not per_target and not targets:
+        names = []  # a gate on the panel's controls alone checks the suite, not its targets
+    elif not names:
         problems.append("no target has been executed on this suite")
     for name in names:
-        if name not in report.targets:
+        summary = report.targets.get(name)
+        if summary is None:
             problems.append(f"target {name} has no results in this suite")
+        elif summary.passes + summary.faults == 0:
+            problems.append(
+                f"target {name} produced no result: all {summary.errors} of its case "
+                "executions errored"
+            )
     checks = [
         Check(target=name, measure=measure, value=value, limit=limit)
         for name in names

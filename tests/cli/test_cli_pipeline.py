@@ -54,7 +54,9 @@ def suite(workdir: Path) -> Path:
         "--timeout",
         "5",
     )
-    assert code == 0, err
+    # broken errors on every case: the run completes, and says that nothing was measured
+    assert code == 4, err
+    assert "target broken errored on every case" in err.strip().splitlines()[-1]
     return workdir / "suite.db"
 
 

@@ -38,6 +38,9 @@ def counts(suite: Path) -> dict:
     }
 
 
+SCORED = ["--target", "careful", "--target", "lazy"]  # broken errors on every case
+
+
 @pytest.mark.parametrize(
     ("template", "offset", "code"),
     [
@@ -45,16 +48,32 @@ def counts(suite: Path) -> dict:
         (["--max-faults", "{faults}"], -1, 1),
         (["--max-faults-per-requirement", "monotonicity={mono}"], 0, 0),
         (["--max-faults-per-requirement", "monotonicity={mono}"], -1, 1),
-        (["--max-errors", "{errors}"], 0, 0),
-        (["--max-errors", "{errors}"], -1, 1),
     ],
 )
 def test_exit_codes_per_threshold(
     suite: Path, counts: dict, template: list[str], offset: int, code: int
 ) -> None:
     args = [a.format(**{k: v + offset for k, v in counts.items()}) for a in template]
-    result = check(suite, *args)
+    result = check(suite, *args, *SCORED)
     assert result.exit_code == code, result.output
+
+
+@pytest.mark.parametrize(("offset", "verdict"), [(0, "pass"), (-1, "**FAIL**")])
+def test_the_error_limit_is_inclusive(suite: Path, counts: dict, offset: int, verdict: str):
+    errors = counts["errors"]
+    result = check(suite, "--max-errors", str(errors + offset), "--target", "broken")
+    assert f"| broken | errors | {errors} | {errors + offset} | {verdict} |" in result.stdout
+    assert result.exit_code == 4  # broken has errors only: nothing about it was measured
+
+
+def test_a_target_that_errored_on_every_case_fails_as_nothing_measured(suite: Path) -> None:
+    result = check(suite, "--max-faults", "0", "--target", "broken")
+    assert result.exit_code == 4, result.output
+    assert "| broken | faults | no result | 0 | **FAIL** |" in result.stdout
+    assert (
+        "target broken produced no result: all 3 of its case executions errored"
+        in (result.stderr.strip().splitlines()[-1])
+    )
 
 
 @pytest.mark.parametrize(
@@ -62,8 +81,10 @@ def test_exit_codes_per_threshold(
     [
         (["--max-faults", "0", "--target", "careful"], 0),
         (["--max-faults", "0", "--target", "careful", "--target", "lazy"], 1),
-        (["--max-faults-per-requirement", "robustness=0"], 0),  # no robustness case ran
-        (["--max-faults", "1000", "--max-errors", "0"], 1),  # one failing limit fails the gate
+        (["--max-faults-per-requirement", "robustness=0", *SCORED], 0),  # none ran
+        (["--max-faults", "1000", "--max-errors", "0", *SCORED], 0),
+        (["--max-faults", "0", "--max-errors", "1000", *SCORED], 1),  # one failing limit
+        (["--max-faults", "1000"], 4),  # broken: nothing measured
     ],
 )
 def test_exit_codes_per_target_and_combination(suite: Path, args: list[str], code: int) -> None:
@@ -74,18 +95,18 @@ def test_exit_codes_per_target_and_combination(suite: Path, args: list[str], cod
 def test_summary_names_the_failing_target_and_limit(suite: Path, counts: dict) -> None:
     lazy = counts["faults"]
     result = check(suite, "--max-faults", "0", "--max-faults-per-requirement", "monotonicity=0")
-    assert result.exit_code == 1
+    assert result.exit_code == 4  # broken errored on every case
     lines = result.stdout.splitlines()
     assert lines[0].startswith("## sane check: tiny-faithfulness") and "FAILED" in lines[0]
     assert f"| lazy | faults | {lazy} | 0 | **FAIL** |" in lines
     assert f"| lazy | faults[monotonicity] | {lazy} | 0 | **FAIL** |" in lines
     assert "| careful | faults | 0 | 0 | pass |" in lines
-    assert "| broken | faults | 0 | 0 | pass |" in lines
-    assert "2 limit(s) exceeded or unmet." in result.stdout
+    assert "| broken | faults | no result | 0 | **FAIL** |" in lines
+    assert "5 limit(s) exceeded or unmet." in result.stdout
 
 
 def test_passing_summary(suite: Path) -> None:
-    result = check(suite, "--max-faults", "10", "--max-errors", "10")
+    result = check(suite, "--max-faults", "10", "--max-errors", "10", *SCORED)
     assert result.exit_code == 0
     assert "PASSED" in result.stdout.splitlines()[0]
     assert "FAIL" not in result.stdout
@@ -93,7 +114,7 @@ def test_passing_summary(suite: Path) -> None:
 
 def test_unknown_target_has_no_results_and_fails(suite: Path) -> None:
     result = check(suite, "--max-faults", "10", "--target", "nobody")
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert "target nobody has no results in this suite" in result.stdout
 
 
@@ -102,7 +123,7 @@ def test_unexecuted_suite_fails_the_gate(tmp_path: Path) -> None:
 
     suite = build_tiny_suite(tmp_path, execute=False)
     result = check(suite, "--max-faults", "100")
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     # the spec declares three targets and none has a result
     for name in ("careful", "lazy", "broken"):
         assert f"target {name} has no results in this suite" in result.stdout
@@ -171,5 +192,5 @@ def test_a_suite_without_controls_fails_the_control_gate(suite: Path) -> None:
         db.execute("delete from decisions where subject_id like 'control:%'")
         db.execute("delete from votes where subject_id like 'control:%'")
     result = check(suite, "--max-control-false-accept", "0.5")
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert "no planted controls" in result.stdout
