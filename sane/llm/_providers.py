@@ -66,13 +66,15 @@ def register_custom_provider(name: str) -> Callable[[Callable[[], Any]], Callabl
 
 
 def plain_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
-    """Any litellm provider string; api_base/api_key for OpenAI-compatible servers."""
+    """Any litellm provider string; api_base/api_key for OpenAI-compatible servers. The
+    endpoint joins the cache key: another server's answers are not this one's."""
     kwargs: dict[str, Any] = {}
     if settings.api_base is not None:
         kwargs["api_base"] = settings.api_base
     if settings.api_key is not None:
         kwargs["api_key"] = settings.api_key
-    return Route(model, kwargs)
+    extra = {"api_base": settings.api_base} if settings.api_base is not None else {}
+    return Route(model, kwargs, key_extra=extra)
 
 
 def resolve_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:

@@ -23,7 +23,11 @@ A router file::
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import re
 import weakref
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -125,12 +129,34 @@ class RateLimits:
         return buckets[provider]
 
 
+SECRET_PARAM = re.compile(r"key|secret|token|password", re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def _deployments(path: str, mtime_ns: int, group: str) -> str:
+    """A fingerprint of the deployments behind one model name (models, endpoints and other
+    parameters; never their secrets), so a cached answer is only reused from the same ones."""
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    parsed = RouterFile.model_validate(data)
+    deployments = [
+        {k: v for k, v in d.litellm_params.items() if not SECRET_PARAM.search(k)}
+        for d in parsed.model_list
+        if d.model_name == group
+    ]
+    canonical = json.dumps(deployments, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
 @register_route(PROVIDER)
 def router_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
     group = model.split("/", 1)[1] if "/" in model else ""
     if not group:
         raise LLMError(model, "a router model needs a name: router/<model_name>")
-    return Route(group, {}, priced=True, via_router=True)
+    extra = {}
+    if settings.router_path is not None:
+        path = Path(settings.router_path)
+        extra = {"deployments": _deployments(str(path), path.stat().st_mtime_ns, group)}
+    return Route(group, {}, priced=True, via_router=True, key_extra=extra)
 
 
 def _check_router_model(model: str) -> str | None:
