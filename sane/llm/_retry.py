@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import random
 import time
 from collections.abc import Mapping
 
@@ -42,8 +43,26 @@ def _litellm_transient_types() -> tuple[type[BaseException], ...]:
     return (litellm.Timeout, litellm.APIConnectionError)
 
 
+# A request without credentials fails the same way every time, whatever status the
+# provider wrapper gives it (litellm reports the OpenAI client's "Missing credentials" as
+# an InternalServerError, which used to be retried for 13 seconds).
+_AUTH_MESSAGES = ("missing credentials", "api_key client option must be set", "api key not")
+
+
+def is_authentication(error: BaseException) -> bool:
+    import litellm
+
+    if isinstance(error, litellm.AuthenticationError) or status_of(error) == 401:
+        return True
+    text = str(error).lower()
+    return any(needle in text for needle in _AUTH_MESSAGES)
+
+
 def is_transient(error: BaseException) -> bool:
-    """Rate limits, server errors, timeouts and connection errors are worth another try."""
+    """Rate limits, server errors, timeouts and connection errors are worth another try;
+    an authentication failure never is."""
+    if is_authentication(error):
+        return False
     if isinstance(error, _TRANSIENT_TYPES + _litellm_transient_types()):
         return True
     status = status_of(error)
@@ -81,8 +100,10 @@ def retry_after_s(error: BaseException) -> float | None:
 
 
 def backoff_delay(error: BaseException, attempt: int, base_s: float) -> float:
-    """Retry-After when the server gave one, else base * 2**attempt (attempt counts from 0)."""
+    """Retry-After when the server gave one, else base * 2**attempt (attempt counts from 0)
+    times a random factor in [0.5, 1] (jitter), so that many concurrent calls failing
+    together do not all come back at the same instant."""
     asked = retry_after_s(error)
     if asked is not None:
         return asked
-    return base_s * (2**attempt)
+    return base_s * (2**attempt) * random.uniform(0.5, 1.0)

@@ -140,7 +140,10 @@ def test_timeouts_and_connection_errors_are_transient() -> None:
     assert not is_transient(ValueError("bug"))
 
 
-def test_backoff_is_exponential_unless_retry_after() -> None:
+def test_backoff_is_exponential_and_jittered_unless_retry_after() -> None:
     plain = _status_error(503)
-    assert [backoff_delay(plain, n, 0.5) for n in range(3)] == [0.5, 1.0, 2.0]
+    for n, ceiling in enumerate([0.5, 1.0, 2.0]):
+        delays = {backoff_delay(plain, n, 0.5) for _ in range(20)}
+        assert all(ceiling / 2 <= d <= ceiling for d in delays)
+        assert len(delays) > 1  # jitter: concurrent failures do not retry in lockstep
     assert backoff_delay(_status_error(429, {"Retry-After": "7"}), 0, 0.5) == 7.0
