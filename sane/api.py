@@ -16,6 +16,7 @@ from sane.errors import InputError
 from sane.generators import get_generator
 from sane.inputs import examples_path, load_examples, load_spec
 from sane.llm import LLMClient, LLMSettings, check_model
+from sane.llm._budget import require_prices
 from sane.records import ExecutionRecord, PanelKind, RunConfig, SuiteSnapshot
 from sane.report import Report, build_report
 from sane.scorers import BuildContext, build_target
@@ -108,6 +109,7 @@ def generate(
     )
     for field, name in [("--model", model)] + [("--oracle-model", m) for m in oracle_models or []]:
         check_model(name, field)
+    require_prices([model, *(oracle_models or [])], llm, "agent and oracle models")
     store = SuiteStore(suite, create=True, writer=True)
     try:
         store.initialise(scorer, config, rows)
@@ -154,6 +156,8 @@ def execute(
             )
         client = _client(store, llm)
         chosen = build_targets(store, client, targets)
+        judges = [t.model for t in store.spec().targets if t.name in chosen and t.model]
+        require_prices(judges, llm, "judge targets")
         context = _context(
             store,
             client,

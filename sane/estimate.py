@@ -20,6 +20,7 @@ from sane.agents.capabilities import PROMPT_EXAMPLES, requirement_meanings
 from sane.generators.transforms import OPERATORS
 from sane.inputs import examples_path, load_examples, load_spec
 from sane.llm import check_model
+from sane.llm._budget import price
 from sane.llm._litellm import ensure_litellm_ready
 from sane.llm._structured import with_instruction
 from sane.prompts import messages
@@ -79,23 +80,6 @@ def _tokens(model: str, prompt: list[dict[str, str]]) -> int:
         return int(litellm.token_counter(model=model, messages=prompt))
     except Exception:  # noqa: BLE001 - no tokenizer for this model: about 4 characters a token
         return sum(len(m["content"]) for m in prompt) // 4
-
-
-def _price(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """USD for these tokens; 0 for the free local/scripted routes; None if unknown."""
-    if model.split("/", 1)[0] in {"scripted", "local"}:
-        return 0.0
-    import litellm
-
-    ensure_litellm_ready()
-
-    try:
-        cost_in, cost_out = litellm.cost_per_token(
-            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
-        )
-    except Exception:  # noqa: BLE001 - litellm has no price for this model
-        return None
-    return float(cost_in + cost_out)
 
 
 def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> dict[str, list]:
@@ -194,8 +178,8 @@ def estimate_generate(spec: ScorerSpec, examples: list[Example], config: RunConf
             share = calls // len(models) + (1 if models.index(model) < calls % len(models) else 0)
             p, c_ = _tokens(model, prompts[stage]) * share, completion * share
             prompt_tokens, completion_tokens = prompt_tokens + p, completion_tokens + c_
-            price = _price(model, p, c_)
-            cost = None if cost is None or price is None else cost + price
+            usd = price(model, p, c_)
+            cost = None if cost is None or usd is None else cost + usd
         label = "+".join(dict.fromkeys(models))
         stages.append(
             StageEstimate(
@@ -220,7 +204,7 @@ def estimate_generate(spec: ScorerSpec, examples: list[Example], config: RunConf
         prompt_tokens=sum(s.prompt_tokens for s in stages),
         completion_tokens=sum(s.completion_tokens for s in stages),
         cost=None if any(c is None for c in costs) else sum(c for c in costs if c is not None),
-        unpriced_models=sorted({m for m in models if _price(m, 1, 1) is None}),
+        unpriced_models=sorted({m for m in models if price(m, 1, 1) is None}),
     )
 
 
@@ -239,7 +223,10 @@ def render_estimate(estimate: Estimate) -> str:
         f"completion tokens assumed: {estimate.completion_tokens}"
     )
     if estimate.unpriced_models:
-        lines.append(f"  litellm has no price for: {', '.join(estimate.unpriced_models)}")
+        lines.append(
+            f"  litellm has no price for: {', '.join(estimate.unpriced_models)} "
+            "(a --max-cost budget is refused for them; use --max-calls)"
+        )
     return "\n".join(lines)
 
 

@@ -6,7 +6,51 @@ and a rerun replays the completed calls from the cache for free.
 
 from __future__ import annotations
 
-from sane.errors import BudgetExceeded
+from sane.errors import BudgetExceeded, InputError
+from sane.llm._settings import LLMSettings
+
+FREE_PROVIDERS = frozenset({"scripted", "local"})
+
+
+def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """USD for these tokens; 0 for the free local/scripted routes; None if unknown."""
+    if model.split("/", 1)[0] in FREE_PROVIDERS:
+        return 0.0
+    import litellm
+
+    from sane.llm._litellm import ensure_litellm_ready
+
+    ensure_litellm_ready()
+    try:
+        cost_in, cost_out = litellm.cost_per_token(
+            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
+    except Exception:  # noqa: BLE001 - litellm has no price for this model
+        return None
+    return float(cost_in + cost_out)
+
+
+def require_prices(models: list[str], settings: LLMSettings | None, field: str) -> None:
+    """A cost budget is refused up front when a model has no known price: its calls would
+    cost nothing on the meter and the budget would never stop the run."""
+    if settings is None or settings.max_cost is None:
+        return
+    from sane.llm._router import deployment_models
+
+    for model in dict.fromkeys(models):
+        priced = (
+            deployment_models(settings.router_path, model.split("/", 1)[1])
+            if model.startswith("router/") and settings.router_path is not None
+            else [model]
+        )
+        unknown = [m for m in priced if price(m, 1, 1) is None]
+        if unknown or not priced:
+            raise InputError(
+                None,
+                "--max-cost",
+                f"litellm knows no price for {', '.join(unknown) or model} ({field}), so a "
+                "cost budget cannot be enforced; use --max-calls instead",
+            )
 
 
 class Budget:

@@ -132,6 +132,13 @@ class RateLimits:
 SECRET_PARAM = re.compile(r"key|secret|token|password", re.IGNORECASE)
 
 
+def deployment_models(path: Path, group: str) -> list[str]:
+    """The litellm models behind one router model name (empty if the name is unknown)."""
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    parsed = RouterFile.model_validate(data)
+    return [str(d.litellm_params["model"]) for d in parsed.model_list if d.model_name == group]
+
+
 @lru_cache(maxsize=64)
 def _deployments(path: str, mtime_ns: int, group: str) -> str:
     """A fingerprint of the deployments behind one model name (models, endpoints and other

@@ -129,3 +129,19 @@ def test_dry_run_prints_the_estimate_and_runs_nothing(tiny: Path) -> None:
         "generate", tiny / "tiny_spec.yaml", "--suite", suite, "--model", "scripted", "--dry-run"
     )
     assert code == 0 and "$0.0000" in out
+
+
+def test_a_cost_budget_on_an_unpriced_model_is_refused_before_any_call(
+    tiny: Path, fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    (tiny / "spec.yaml").write_text(yaml.safe_dump(SPEC), encoding="utf-8")
+    code, _, err = cli(
+        "generate", tiny / "spec.yaml", "--suite", tiny / "suite.db",
+        "--model", "openai/my-unpriced-finetune", "--api-base", fault_server.base_url,
+        "--cache", tiny / "c.db", "--max-cost", "1", "--quiet",
+    )  # fmt: skip
+    assert code == 2, err
+    assert "--max-cost" in err and "openai/my-unpriced-finetune" in err and "--max-calls" in err
+    assert len(err.strip().splitlines()) == 1
+    assert fault_server.requests == [] and not (tiny / "suite.db").exists()
