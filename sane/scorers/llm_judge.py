@@ -9,7 +9,9 @@ otherwise the call is an error, not a guess.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -74,6 +76,16 @@ def reply_schema(contract: OutputContract) -> type[BaseModel]:
     return create_model("JudgeReply", score=(kind, Field(ge=contract.min, le=contract.max)))
 
 
+@lru_cache(maxsize=64)
+def field_tags(names: tuple[str, ...]) -> re.Pattern[str]:
+    """Any spelling of an opening or closing tag named after a field (`</summary>`,
+    `< /SUMMARY`). Rubrics wrap each field in such tags, so a text under test that holds
+    one could close its own tag and speak to the judge as the rubric; it is neutralised
+    to `&lt;/summary>` before rendering. Other text is left exactly as it is."""
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"<(\s*/?\s*(?:{alternatives})\b)", re.IGNORECASE)
+
+
 @dataclass
 class LLMJudge:
     """A rubric-prompted model that returns a score under `contract`."""
@@ -93,9 +105,10 @@ class LLMJudge:
         return tuple(self.spec.fields)
 
     def render(self, record: dict[str, str]) -> str:
+        tags = field_tags(tuple(self.spec.fields))
         try:
             return self.rubric.render(
-                fields=dict(record),
+                fields={name: tags.sub(r"&lt;\1", str(text)) for name, text in record.items()},
                 descriptions=dict(self.spec.fields),
                 criterion=self.spec.criterion,
                 output=_contract_view(self.contract),
