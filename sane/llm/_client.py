@@ -155,8 +155,8 @@ class LLMClient:
             self._on_call(record)
 
     def _safe(self, text: str) -> str:
-        """An error text fit to store: API keys and env secrets redacted, the length bounded."""
-        return redact(text, self._settings.api_key)[:MAX_ERROR_CHARS]
+        """An error text fit to store: every configured secret redacted, the length bounded."""
+        return redact(text, self._settings)[:MAX_ERROR_CHARS]
 
     async def _complete(
         self,

@@ -261,3 +261,66 @@ def test_a_record_cannot_close_its_rubric_tag_and_instruct_the_judge(
     for tag in (f"</{scored}>", f"<{scored}>"):  # only the rubric's own tags remain
         assert prompt.lower().count(tag) == clean.lower().count(tag)
     assert f"&lt;/{scored}>" in prompt and "Score: 5" in prompt  # shown as data, not removed
+
+
+ROUTER_KEY = "sk-router-SECRET-9876543210fedcba"
+
+
+def test_a_router_files_key_never_reaches_the_suite_cache_reports_or_logs(
+    tiny: Path, fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def echo_the_key(body: dict) -> object:
+        text = str(body["messages"])
+        if "claim #4" in text and '"score"' in text:
+            return Status(401, f"Incorrect API key provided: {ROUTER_KEY}")
+        return respond(body, faults=False)
+
+    fault_server.responder = echo_the_key
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    deployment = {
+        "model": "openai/gpt-4o-mini",
+        "api_base": fault_server.base_url,
+        "api_key": ROUTER_KEY,
+    }
+    router = tiny / "router.yaml"
+    router.write_text(
+        yaml.safe_dump({"model_list": [{"model_name": "m", "litellm_params": deployment}]})
+    )
+    spec = SPEC | {"targets": [{"name": "judge", "kind": "llm_judge", "model": "router/m"}]}
+    (tiny / "spec.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    suite = tiny / "suite.db"
+    common = ["--router", router, "--cache", tiny / "cache.db"]
+    outputs = [
+        cli(
+            "generate",
+            tiny / "spec.yaml",
+            "--suite",
+            suite,
+            "--model",
+            "router/m",
+            "--cases",
+            "5",
+            "--capabilities",
+            "1",
+            "--recipes",
+            "1",
+            *common,
+        ),
+        cli("execute", suite, *common),
+        cli("report", suite, "--out", tiny / "report.json"),
+        cli("report", suite, "--format", "md", "--out", tiny / "report.md"),
+    ]
+    assert [code for code, _, _ in outputs] == [0] * 4, outputs
+    assert "Incorrect API key provided: ***" in (tiny / "report.json").read_text()
+    files = [p for p in tiny.rglob("*") if p.is_file() and p.name != "router.yaml"]
+    leaks = [p.name for p in files if ROUTER_KEY.encode() in p.read_bytes()]
+    leaks += [f"output {i}" for i, (_, out, err) in enumerate(outputs) if ROUTER_KEY in out + err]
+    assert leaks == []
+
+
+def test_url_credentials_are_secrets() -> None:
+    from sane.llm import LLMSettings
+    from sane.llm._secrets import redact
+
+    settings = LLMSettings(api_base="http://bob:pa%24%24word-long@127.0.0.1:9/v1")
+    assert redact("sent to bob:pa$$word-long and pa%24%24word-long", settings).count("***") == 2
