@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from sane.errors import BudgetExceeded
 from sane.llm import LLMClient
 from sane.records import Example, RunConfig, ScorerSpec
 from sane.scorers.base import Target
@@ -47,15 +48,23 @@ async def run_all(
     """Run `work` over items concurrently; the first unexpected error cancels the rest.
 
     Expected failures (a model or scorer error) are recorded inside `work`; what
-    escapes here (a budget stop, a bug) must stop the stage, not be swallowed.
+    escapes here (a budget stop, a bug) must stop the stage, not be swallowed. A
+    budget stop lets the work already under way finish first: a call that was
+    already sent is paid for, so its answer must reach the cache (cancelled, it
+    would be bought again on the rerun, which then stops at the same place).
     """
     items = list(items)
     done = 0
+    budget_stop: BudgetExceeded | None = None
     progress(stage, 0, len(items))
 
     async def one(item: T) -> None:
-        nonlocal done
-        await work(item)
+        nonlocal done, budget_stop
+        try:
+            await work(item)
+        except BudgetExceeded as exc:
+            budget_stop = budget_stop or exc
+            return
         done += 1
         progress(stage, done, len(items))
 
@@ -65,3 +74,5 @@ async def run_all(
                 group.create_task(one(item))
     except ExceptionGroup as failed:
         raise failed.exceptions[0] from None
+    if budget_stop is not None:
+        raise budget_stop

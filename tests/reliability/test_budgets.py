@@ -145,3 +145,18 @@ def test_a_cost_budget_on_an_unpriced_model_is_refused_before_any_call(
     assert "--max-cost" in err and "openai/my-unpriced-finetune" in err and "--max-calls" in err
     assert len(err.strip().splitlines()) == 1
     assert fault_server.requests == [] and not (tiny / "suite.db").exists()
+
+
+def test_a_tiny_call_budget_still_finishes_by_reruns(kt, tiny: Path) -> None:
+    """--max-calls 4 with 8 concurrent calls: every paid call reaches the cache, so each rerun
+    gets further (a budget stop used to cancel the calls in flight, uncached, forever)."""
+    script = yaml.safe_load((tiny / "tiny_script.yaml").read_text())
+    (tiny / "tiny_script.yaml").write_text(yaml.safe_dump(script | {"delay_s": 0.2}))
+    argv = [
+        "generate", tiny / "tiny_spec.yaml", "--model", "scripted", "--script",
+        tiny / "tiny_script.yaml", "--suite", tiny / "suite.db", "--cases", "4",
+        "--cache", tiny / "c.db", "--quiet",
+    ]  # fmt: skip
+    codes = _until_done(argv, ["--max-calls", "4"])
+    assert codes[-1] == 0 and len(codes) > 2
+    assert kt.repeated_fetches(tiny) == 0  # no call was paid for twice
