@@ -94,6 +94,19 @@ def examples_path(spec: ScorerSpec, spec_path: Path, override: str | Path | None
     return spec_path.parent / spec.examples
 
 
+def _parse_json(path: Path, text: str, line: int) -> object:
+    """One JSON document; whatever the parser refuses is bad input naming its line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {line + exc.lineno - 1}"
+        raise InputError(str(path), where, f"not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputError(str(path), f"line {line}", "JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise InputError(str(path), f"line {line}", f"not usable JSON ({exc})") from None
+
+
 def load_examples(spec: ScorerSpec, path: Path) -> list[Example]:
     """Read JSONL (or a JSON list) records that carry every field the spec declares."""
     if not path.is_file():
@@ -104,22 +117,38 @@ def load_examples(spec: ScorerSpec, path: Path) -> list[Example]:
         raise InputError(str(path), None, "not a UTF-8 text file") from None
     if not text.strip():
         raise InputError(str(path), None, "examples file is empty")
-    try:
-        if text.lstrip().startswith("["):
-            rows = json.loads(text)
-        else:
-            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError as exc:
-        raise InputError(str(path), f"line {exc.lineno}", f"not valid JSON ({exc.msg})") from None
+    if text.lstrip().startswith("["):
+        rows = _parse_json(path, text, 1)
+        if not isinstance(rows, list):
+            raise InputError(str(path), None, "a JSON examples file must be a list of objects")
+        numbered = list(enumerate(rows, start=1))
+        label = "record"
+    else:
+        numbered = [
+            (number, _parse_json(path, line, number))
+            for number, line in enumerate(text.splitlines(), start=1)
+            if line.strip()
+        ]
+        label = "line"
+    if not numbered:
+        raise InputError(str(path), None, "examples file has no records")
     examples: list[Example] = []
-    for number, row in enumerate(rows, start=1):
+    for number, row in numbered:
         if not isinstance(row, dict):
-            raise InputError(str(path), f"record {number}", "each example must be a JSON object")
+            raise InputError(str(path), f"{label} {number}", "each example must be a JSON object")
         for field in spec.fields:
             value = row.get(field)
             if not isinstance(value, str) or not value.strip():
                 raise InputError(
-                    str(path), f"record {number}.{field}", "missing or empty (declared in spec)"
+                    str(path), f"{label} {number}.{field}", "missing or empty (declared in spec)"
                 )
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InputError(
+                    str(path),
+                    f"{label} {number}.{field}",
+                    "holds a lone surrogate (not UTF-8 text)",
+                ) from None
         examples.append({field: row[field] for field in spec.fields})
     return examples

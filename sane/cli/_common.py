@@ -66,15 +66,23 @@ def progress_display(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=err, transient=False) as bar:
-        tasks: dict[str, Any] = {}
+    # Started at the first update: a run refused before any work prints its one error line
+    # and nothing else (a started display ends with an empty line even when it showed nothing).
+    bar = Progress(*columns, console=err, transient=False)
+    tasks: dict[str, Any] = {}
 
-        def update(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=max(total, 1))
-            bar.update(tasks[stage], completed=done if total else 1, total=max(total, 1))
+    def update(stage: str, done: int, total: int) -> None:
+        if not tasks:
+            bar.start()
+        if stage not in tasks:
+            tasks[stage] = bar.add_task(stage, total=max(total, 1))
+        bar.update(tasks[stage], completed=done if total else 1, total=max(total, 1))
 
+    try:
         yield update
+    finally:
+        if tasks:
+            bar.stop()
 
 
 Cache = Annotated[Path | None, typer.Option(help="LLM cache file (default: user cache dir).")]

@@ -123,9 +123,20 @@ CASES: dict[str, tuple[SpecBreaker, str, str]] = {
     "examples file blank lines": _examples_case(b"\n  \n", "empty"),
     "examples not JSON": _examples_case(b'{"source": "a", ', "line 1"),
     "examples not UTF-8": _examples_case(b"\xff\xfe\x00bad", "UTF-8"),
-    "example lacks a declared field": _examples_case(b'{"source": "a"}\n', "record 1.summary"),
+    "example lacks a declared field": _examples_case(b'{"source": "a"}\n', "line 1.summary"),
     "example field empty": _examples_case(b'{"source": "a", "summary": " "}\n', "summary"),
     "example is not an object": _examples_case(b'["a", "b"]\n', "record 1"),
+    "JSONL broken at line 4": _examples_case(
+        b'{"source": "a", "summary": "b"}\n' * 3 + b'{"source": "a", "summ\n', "line 4"
+    ),
+    "example line of 100,000 nested [": _examples_case(b"[" * 100_000 + b"\n", "nested"),
+    "unused field with a 5,000-digit integer": _examples_case(
+        b'{"source": "a", "summary": "b", "n": ' + b"9" * 5000 + b"}\n", "line 1"
+    ),
+    "lone surrogate in an example": _examples_case(
+        b'{"source": "a", "summary": "b \\ud800"}\n', "line 1.summary"
+    ),
+    "examples file is an empty list": _examples_case(b"[]\n", "no records"),
     "example field not a string": _examples_case(b'{"source": "a", "summary": 3}\n', "summary"),
 }
 
@@ -347,3 +358,20 @@ def test_corrupted_spec_text_loads_or_raises_input_error(tiny: Path, data: st.Da
     path = tiny / "corrupted.yaml"
     path.write_text(text, encoding="utf-8")
     _load_or_input_error(path)
+
+
+def test_the_refusal_is_exactly_one_stderr_line_with_the_progress_display_on(tiny: Path) -> None:
+    """Through the installed command, without --quiet: no blank line from an unused display."""
+    import subprocess
+    import sys
+
+    spec = write_spec(tiny, "name: a\ncriterion: one\ncriterion: two\n")
+    run = subprocess.run(
+        [str(Path(sys.executable).parent / "sane"), "generate", str(spec), "--model", "scripted",
+         "--suite", str(tiny / "s.db")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        f"sane: error: {spec}: line 3: not valid YAML (duplicate key 'criterion')"
+    ]
