@@ -175,7 +175,7 @@ def execute(
 
 def report(suite: str | Path, *, human: dict[str, float] | None = None) -> Report:
     """Build the report of a suite from what its store holds now."""
-    store = SuiteStore(suite)
+    store = SuiteStore(suite, readonly=True)
     try:
         return build_report(store.snapshot(), human=human)
     finally:

@@ -8,6 +8,7 @@ gate had no result to check).
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -52,6 +53,12 @@ def errors_to_exit_codes() -> Iterator[None]:
         raise fail(EXIT_BUDGET, f"stopped at budget: {exc}; rerun the same command to resume")
     except SaneError as exc:
         raise fail(EXIT_FAILED, f"failed: {exc}") from None
+    except sqlite3.DatabaseError as exc:
+        # a full disk, or a file damaged while the run had it open: SQLite rolled back the
+        # write in progress, so what the suite held before is intact
+        raise fail(
+            EXIT_FAILED, f"failed: storage error: {exc}; the suite keeps what it had"
+        ) from None
 
 
 @contextmanager

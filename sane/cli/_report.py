@@ -205,7 +205,7 @@ def _rank_report(
                 f"(first: {benchmark.first_error.get(name, '')})",
                 markup=False,
             )
-    store = SuiteStore(suite)
+    store = SuiteStore(suite, readonly=True)
     try:
         snapshot = store.snapshot()
     finally:

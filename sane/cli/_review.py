@@ -46,7 +46,7 @@ def export(
 ) -> None:
     """Write panel decisions for human labelling (empty human_label column)."""
     with errors_to_exit_codes():
-        store = SuiteStore(suite)
+        store = SuiteStore(suite, readonly=True)
         try:
             snapshot = store.snapshot()
         finally:
@@ -92,7 +92,7 @@ def agreement_(
 ) -> None:
     """Panel vs. human: accuracy, Cohen's kappa, and the effect on validated families."""
     with errors_to_exit_codes():
-        store = SuiteStore(suite)
+        store = SuiteStore(suite, readonly=True)
         try:
             snapshot, labels = store.snapshot(), load_labels(store)
         finally:

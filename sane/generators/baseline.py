@@ -91,7 +91,7 @@ def run_baseline(
 
 
 def _declares_targets(path: Path) -> bool:
-    store = SuiteStore(path)
+    store = SuiteStore(path, readonly=True)
     try:
         return bool(store.spec().targets)
     finally:

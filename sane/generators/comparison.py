@@ -193,7 +193,7 @@ def compare_suites(paths: list[str | Path]) -> Comparison:
     """Open each suite file and compare them (first = reference)."""
     items = []
     for path in paths:
-        store = SuiteStore(path)
+        store = SuiteStore(path, readonly=True)
         try:
             items.append((store.snapshot(), path))
         finally:

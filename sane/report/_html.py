@@ -242,7 +242,7 @@ def suite_html(
     live: LiveOptions | None = None,
 ) -> str:
     """Open a suite, build its report from what the store holds now and render it."""
-    store = SuiteStore(suite)
+    store = SuiteStore(suite, readonly=True)
     try:
         snapshot = store.snapshot()
     finally:

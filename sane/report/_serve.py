@@ -60,7 +60,7 @@ def _waiting_page(message: str, interval_ms: int) -> str:
 
 
 def _json_report(suite: Path, human: Mapping[str, float] | None) -> str:
-    store = SuiteStore(suite)
+    store = SuiteStore(suite, readonly=True)
     try:
         return json.dumps(build_report(store.snapshot(), human=human).model_dump(mode="json"))
     finally:
@@ -98,7 +98,7 @@ def make_server(
 ) -> ThreadingHTTPServer:
     """A threaded HTTP server for one suite; ``server.server_address`` holds the real port."""
     path = Path(suite)
-    SuiteStore(path).close()  # refuse a missing or non-suite file before serving
+    SuiteStore(path, readonly=True).close()  # refuse a missing or non-suite file before serving
     watcher = SuiteWatcher(path)
 
     class Handler(BaseHTTPRequestHandler):

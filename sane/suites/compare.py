@@ -224,7 +224,7 @@ def _side(path: Path, snapshot: SuiteSnapshot, report: Report) -> SuiteSide:
 
 
 def _load(path: str | Path) -> SuiteSnapshot:
-    store = SuiteStore(path)
+    store = SuiteStore(path, readonly=True)
     try:
         return store.snapshot()
     finally:

@@ -182,7 +182,7 @@ class RecipeLibrary:
         )
 
     def add_suite(self, suite: str | Path) -> AddResult:
-        store = SuiteStore(suite)
+        store = SuiteStore(suite, readonly=True)
         try:
             snapshot = store.snapshot()
         finally:

@@ -8,6 +8,7 @@ before it does work. The LangGraph checkpoints live in the same file.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -50,15 +51,28 @@ class SuiteStore:
     second writing run on the same file is refused (see sane.suites.lock).
     """
 
-    def __init__(self, path: str | Path, *, create: bool = False, writer: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        create: bool = False,
+        writer: bool = False,
+        readonly: bool = False,
+    ) -> None:
         self.path = Path(path)
         self._lock: SuiteLock | None = None
         if create and not self.path.parent.is_dir():
             raise InputError(str(self.path), "--suite", "its directory does not exist")
         if not create or self.path.exists():
-            # An existing file is checked read-only first: a foreign or newer file is
-            # refused before anything (even the WAL pragma) could change it.
-            _check_is_suite(self.path, blank_ok=create)
+            # An existing file is checked read-only first: a foreign, newer or damaged file
+            # is refused before anything (even the WAL pragma) could change it.
+            _check_is_suite(self.path, blank_ok=create, integrity=writer)
+        if readonly:
+            # report, rank, view, check: never a write, so a suite in a read-only folder
+            # (or on a read-only medium) is served as it is
+            conn = sqlite3.connect(_readonly_uri(self.path), uri=True, check_same_thread=False)
+            self.db = sqlite_utils.Database(conn)
+            return
         if writer:
             self._lock = SuiteLock(self.path)
             self._lock.acquire()
@@ -361,8 +375,19 @@ class SuiteStore:
             self._lock.release()
 
 
-def _check_is_suite(path: Path, *, blank_ok: bool = False) -> None:
-    """Refuse a file that is missing, not SQLite, not a suite, or from a newer schema.
+def _readonly_uri(path: Path) -> str:
+    """A read-only SQLite URI; `immutable` where the folder cannot take the WAL's shared-memory
+    file (a read-only folder), which SQLite otherwise needs even to read."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    if not os.access(path.parent, os.W_OK) and not Path(f"{path}-wal").exists():
+        uri += "&immutable=1"
+    return uri
+
+
+def _check_is_suite(path: Path, *, blank_ok: bool = False, integrity: bool = False) -> None:
+    """Refuse a file that is missing, not SQLite, not a suite, from a newer schema, or (with
+    `integrity`, before a run writes to it) damaged: writing into a damaged file spreads the
+    damage, so it is refused untouched and the user restores or regenerates it.
 
     With `blank_ok` (creating a suite) an empty file or an SQLite file without any
     table is accepted as new: a run killed before its first table leaves one.
@@ -374,17 +399,27 @@ def _check_is_suite(path: Path, *, blank_ok: bool = False) -> None:
     if blank_ok and path.stat().st_size == 0:
         return
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        conn = sqlite3.connect(_readonly_uri(path), uri=True)
         try:
             tables = {r[0] for r in conn.execute("select name from sqlite_master")}
             row = None
             if "meta" in tables:
                 query = "select value from meta where key = 'schema_version'"
                 row = conn.execute(query).fetchone()
+            damage = conn.execute("PRAGMA quick_check").fetchone()[0] if integrity else "ok"
         finally:
             conn.close()
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as exc:
+        if "malformed" in str(exc) or "corrupt" in str(exc):
+            raise InputError(
+                str(path), None, f"suite file is damaged ({exc}); not touched"
+            ) from None
         raise InputError(str(path), None, "not a sane suite (not an SQLite suite file)") from None
+    if damage != "ok":
+        first = next((line for line in damage.splitlines() if "***" not in line), damage)
+        raise InputError(
+            str(path), None, f"suite file is damaged (quick_check: {first.strip()}); not touched"
+        )
     if blank_ok and not tables:
         return
     if row is None:
