@@ -7,11 +7,12 @@ read the same everywhere.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 
 def pct(value: float | None) -> str:
@@ -34,7 +35,7 @@ def no_html(value: Any) -> Any:
     names, criteria and texts come from users (a scorer named `</script><script>` stays text).
     A filter that already escaped its output returns Markup and is left alone."""
     if isinstance(value, str) and not isinstance(value, Markup):
-        return str(escape(value))
+        return html.escape(value, quote=False)  # quotes are harmless in markdown text
     return value
 
 
