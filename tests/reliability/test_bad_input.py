@@ -22,8 +22,6 @@ from reliability_helpers import cli, scripted_args
 from sane.errors import InputError
 from sane.inputs import load_spec
 
-BAD_INPUTS_TRIED: list[str] = []
-
 
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -169,7 +167,6 @@ def test_bad_spec_or_examples_is_refused_and_the_suite_unchanged(
     code, out, err = cli("generate", *args, "--suite", built_suite, *scripted_args(tiny))
     assert_refused(code, out, err, file_name, field)
     assert digest(built_suite) == before
-    BAD_INPUTS_TRIED.append(name)
 
 
 def test_unknown_agent_model_is_refused_before_the_suite_exists(tiny: Path) -> None:
@@ -229,7 +226,6 @@ def test_a_file_that_is_not_a_usable_suite_is_refused_unchanged(
     assert digest(path) == before
     wal = Path(f"{path}-wal")  # a read-only look at a WAL-mode file may leave an empty one
     assert not wal.exists() or wal.stat().st_size == 0
-    BAD_INPUTS_TRIED.append(f"{kind} ({command})")
 
 
 def test_existing_suite_with_other_settings_or_unknown_target_is_unchanged(
@@ -328,7 +324,6 @@ def _load_or_input_error(path: Path) -> None:
     except InputError as exc:
         message = str(exc)
         assert "\n" not in message and str(path) in message
-        BAD_INPUTS_TRIED.append("hypothesis")
 
 
 @settings(
