@@ -37,7 +37,7 @@ def demo(
     panel: Annotated[
         str,
         typer.Option(
-            help="plain (the demo's default: the embedded oracle fails contrastive alignment) "
+            help="plain (the demo's default: the embedded oracle fails contrastive alignment), "
             "contrastive (sane generate's default) or blind."
         ),
     ] = DemoPlan().panel,

@@ -202,7 +202,7 @@ def execute(
         {r.target for r in records} - {r.target for r in records if r.verdict.value != "error"}
     )
     if failed:
-        first = next(r.error for r in records if r.target == failed[0] and r.error)
+        first = next((r.error for r in records if r.target == failed[0] and r.error), "")
         raise fail(
             EXIT_NOTHING_MEASURED,
             f"error: target {failed[0]} errored on every case ({len(failed)} target(s) "

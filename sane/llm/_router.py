@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import re
 import weakref
 from functools import lru_cache
 from pathlib import Path
@@ -38,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sane.errors import InputError, LLMError
 from sane.llm._models import MODEL_CHECKS
 from sane.llm._providers import CallContext, Route, register_route
+from sane.llm._secrets import SECRET_PARAM
 from sane.llm._settings import LLMSettings
 
 PROVIDER = "router"
@@ -129,26 +129,25 @@ class RateLimits:
         return buckets[provider]
 
 
-SECRET_PARAM = re.compile(r"key|secret|token|password", re.IGNORECASE)
+def _group(path: Path, group: str) -> list[dict[str, Any]]:
+    """The litellm_params of the deployments behind one router model name."""
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    parsed = RouterFile.model_validate(data)
+    return [dict(d.litellm_params) for d in parsed.model_list if d.model_name == group]
 
 
 def deployment_models(path: Path, group: str) -> list[str]:
     """The litellm models behind one router model name (empty if the name is unknown)."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    parsed = RouterFile.model_validate(data)
-    return [str(d.litellm_params["model"]) for d in parsed.model_list if d.model_name == group]
+    return [str(params["model"]) for params in _group(path, group)]
 
 
 @lru_cache(maxsize=64)
 def _deployments(path: str, mtime_ns: int, group: str) -> str:
     """A fingerprint of the deployments behind one model name (models, endpoints and other
     parameters; never their secrets), so a cached answer is only reused from the same ones."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    parsed = RouterFile.model_validate(data)
     deployments = [
-        {k: v for k, v in d.litellm_params.items() if not SECRET_PARAM.search(k)}
-        for d in parsed.model_list
-        if d.model_name == group
+        {k: v for k, v in params.items() if not SECRET_PARAM.search(k)}
+        for params in _group(Path(path), group)
     ]
     canonical = json.dumps(deployments, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
