@@ -35,6 +35,26 @@ app = typer.Typer(
 err = Console(stderr=True)
 out = Console()
 
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        out.print(f"sane {version('sane')}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Scorer-specific metamorphic testing for LLM judges and text metrics."""
+
 EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BUDGET, EXIT_NOTHING_MEASURED = 1, 2, 3, 4
 
 

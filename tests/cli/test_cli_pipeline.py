@@ -168,3 +168,16 @@ def test_unknown_target_kind_names_the_field(workdir: Path) -> None:
     assert code == 2
     assert "targets.broken.kind" in err and "telepathy" in err
     assert not (workdir / "s.db").exists()
+
+
+def test_version_and_python_dash_m() -> None:
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    code, out, _ = _invoke("--version")
+    assert code == 0 and out.strip() == f"sane {version('sane')}"
+    run = subprocess.run(
+        [sys.executable, "-m", "sane", "--version"], capture_output=True, text=True, check=True
+    )
+    assert run.stdout.strip() == f"sane {version('sane')}"

@@ -1,0 +1,5 @@
+"""`python -m sane`: the same command line as `sane`."""
+
+from sane.cli import app
+
+app(prog_name="sane")
