@@ -76,6 +76,10 @@ def test_a_yes_always_panel_is_exposed_by_the_benchmark(tmp_path: Path, capsys) 
         "--generators",
         "derived",
         "fixed:jrh",
+        "--panels",
+        "contrastive",
+        "plain",
+        "blind",
     ]
     result = bench_validity.main(argv)
     assert result["default"] == "derived/contrastive"
@@ -99,6 +103,13 @@ def test_a_yes_always_panel_is_exposed_by_the_benchmark(tmp_path: Path, capsys) 
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == result
     # a rerun resumes from the finished cells and reproduces the figures
     assert bench_validity.main(argv) == result
+
+
+def test_the_quick_plan_runs_every_panel_on_derived_and_the_default_on_fixed_sets() -> None:
+    entries = bench_validity.QUICK.entries()
+    assert [p for g, p in entries if g == "derived"] == ["contrastive", "plain", "blind"]
+    assert [p for g, p in entries if g == "fixed:jrh"] == ["contrastive"]
+    assert entries[0] == ("derived", "contrastive")  # the agent's calls are paid once, first
 
 
 def test_a_panel_that_validates_nothing_scores_nothing(tmp_path: Path) -> None:
