@@ -370,3 +370,24 @@ def test_the_refusal_is_exactly_one_stderr_line_with_the_progress_display_on(tin
     assert run.stderr.splitlines() == [
         f"sane: error: {spec}: line 3: not valid YAML (duplicate key 'criterion')"
     ]
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(spec=mutated_specs())
+def test_mutated_specs_through_the_cli_run_or_refuse_in_one_line(
+    tiny: Path, spec: dict[str, Any]
+) -> None:
+    """The same mutations through `sane generate --dry-run`: exit 0 (a valid spec) or exit 2
+    with exactly one `sane: error:` line; never a traceback or another code."""
+    path = tiny / "mutated.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    code, out, err = cli("generate", path, "--suite", tiny / "never.db", "--dry-run",
+                         *scripted_args(tiny))  # fmt: skip
+    assert code in (0, 2), (code, err)
+    assert "Traceback" not in out + err
+    if code == 2:
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("sane: error:"), err
+    assert not (tiny / "never.db").exists()
