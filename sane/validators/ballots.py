@@ -17,6 +17,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field, field_validator
 
 from sane.records import Decision, Question, Recipe, Relation, RunConfig
+from sane.validators.relations import DIRECTIONS
 
 RATIONALE_CHARS = 160  # "one short sentence": the bound reaches a local model's grammar
 
@@ -69,16 +70,6 @@ class DirectionBallot:
     def decision(self, draft: BaseModel) -> Decision:
         assert isinstance(draft, DirectionDraft)
         return Decision.yes if draft.answer in self.expected else Decision.no
-
-
-# The answers each pair relation allows for its "perturbed" text against its "original".
-DIRECTIONS: dict[str, frozenset[str]] = {
-    "decrease": frozenset({"lower"}),
-    "increase": frozenset({"higher"}),
-    "invariant": frozenset({"same"}),
-    "no_increase": frozenset({"lower", "same"}),
-    "no_decrease": frozenset({"higher", "same"}),
-}
 
 
 def direction_ballot(relation: Relation) -> DirectionBallot | None:

@@ -264,6 +264,17 @@ _MIRRORED_PAIR = {
 }
 
 
+# The direction of the "perturbed" score against the "original" one that each pair kind
+# allows, in the words of the blind panel's question (sane.validators.ballots).
+DIRECTIONS: dict[str, frozenset[str]] = {
+    "decrease": frozenset({"lower"}),
+    "increase": frozenset({"higher"}),
+    "invariant": frozenset({"same"}),
+    "no_increase": frozenset({"lower", "same"}),
+    "no_decrease": frozenset({"higher", "same"}),
+}
+
+
 def mirror(relation: Relation) -> Relation:
     """The relation with its direction flipped (the same relation when it has none).
 
