@@ -69,3 +69,16 @@ def test_only_a_blind_panel_asks_the_direction_and_only_for_pair_relations():
 
 def test_a_long_rationale_is_cut_not_refused():
     assert len(VoteDraft(decision="yes", rationale="x" * 500).rationale) == 160
+
+
+def test_every_pair_kind_has_a_direction_and_mirrors_map_directions_onto_each_other():
+    from typing import get_args
+
+    from sane.validators.relations import DIRECTIONS
+
+    kinds = set(get_args(PairRelation.model_fields["kind"].annotation))
+    assert set(DIRECTIONS) == kinds
+    swap = {"lower": "higher", "higher": "lower", "same": "same"}
+    for kind in kinds:
+        flipped = mirror(PairRelation(kind=kind)).kind
+        assert DIRECTIONS[flipped] == {swap[a] for a in DIRECTIONS[kind]}
