@@ -86,7 +86,7 @@ def _target_case(target: dict, field: str) -> tuple[SpecBreaker, str, str]:
 CASES: dict[str, tuple[SpecBreaker, str, str]] = {
     "malformed YAML": _spec_case(lambda d: "name: [unclosed\ncriterion: x\n", "line"),
     "YAML list, not a mapping": _spec_case(lambda d: "- a\n- b\n", "mapping"),
-    "recursive YAML anchor": _spec_case(lambda d: "name: &a [*a]\n", "bad_spec"),
+    "recursive YAML anchor": _spec_case(lambda d: "name: &a [*a]\n", ": name: "),
     "duplicate key": _spec_case(
         lambda d: "name: a\ncriterion: one\ncriterion: two\n", "duplicate key 'criterion'"
     ),

@@ -36,3 +36,18 @@ def test_killed_runs_resume_to_the_uninterrupted_result(
     assert figures["repeated_fetches"] == 0
     # The kills interrupted real work, not finished processes.
     assert sum(figures["kills_inside_a_run"].values()) >= 4, figures
+
+
+def test_the_documented_kill_trials_script_passes_as_documented() -> None:
+    """The README's kill/resume figures come from this script in subprocess mode (real
+    processes, SIGKILL); one trial of it runs here, through its own command line."""
+    import json
+    import subprocess
+
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), "--trials", "1", "--seed", "3"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    figures = json.loads(run.stdout[run.stdout.index("{") :])
+    assert figures["mode"] == "subprocess" and figures["passed"] == figures["trials"] == 1
