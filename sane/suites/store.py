@@ -379,9 +379,17 @@ def _readonly_uri(path: Path) -> str:
     """A read-only SQLite URI; `immutable` where the folder cannot take the WAL's shared-memory
     file (a read-only folder), which SQLite otherwise needs even to read."""
     uri = f"{path.resolve().as_uri()}?mode=ro"
-    if not os.access(path.parent, os.W_OK) and not Path(f"{path}-wal").exists():
-        uri += "&immutable=1"
-    return uri
+    if os.access(path.parent, os.W_OK):
+        return uri
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise InputError(
+            str(path),
+            None,
+            "the suite's folder is read-only and its write-ahead log still holds data that "
+            "only a writable folder can read; copy the folder somewhere writable",
+        )
+    return uri + "&immutable=1"
 
 
 def _check_is_suite(path: Path, *, blank_ok: bool = False, integrity: bool = False) -> None:
