@@ -29,7 +29,7 @@ def _constant_panel_script(workdir: Path, answer: str) -> Path:
     return path
 
 
-def _controls(workdir: Path, script: Path, panel: str = "contrastive"):
+def _generate(workdir: Path, script: Path, panel: str) -> Path:
     suite = workdir / f"{script.stem}-{panel}.db"
     sane.generate(
         workdir / "tiny_spec.yaml",
@@ -42,7 +42,11 @@ def _controls(workdir: Path, script: Path, panel: str = "contrastive"):
         panel=panel,
         llm=LLMSettings(cache_path=workdir / "cache.db", script_path=script, backoff_s=0),
     )
-    return sane.report(suite).validity
+    return suite
+
+
+def _controls(workdir: Path, script: Path, panel: str = "contrastive"):
+    return sane.report(_generate(workdir, script, panel)).validity
 
 
 @pytest.mark.parametrize("panel", ["contrastive", "plain"])
@@ -92,19 +96,7 @@ def test_a_blind_panel_with_a_constant_answer_accepts_one_direction_only(
 ):
     """rec-1-1 claims a decrease and rec-1-2 an increase for the same edit; rec-2-* invariance.
     A constant direction fits one of them at most, and never both a recipe and its mirror."""
-    script = _blind_script(workdir, direction)
-    suite = workdir / f"blind-{direction}.db"
-    sane.generate(
-        workdir / "tiny_spec.yaml",
-        suite=suite,
-        model="scripted",
-        votes=3,
-        cases=4,
-        max_capabilities=2,
-        recipes_per_capability=2,
-        panel="blind",
-        llm=LLMSettings(cache_path=workdir / "cache.db", script_path=script, backoff_s=0),
-    )
+    suite = _generate(workdir, _blind_script(workdir, direction), "blind")
     store = SuiteStore(suite)
     try:
         decisions = store.decisions(Question.alignment)
