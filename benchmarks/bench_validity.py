@@ -194,7 +194,7 @@ def run_cell(
     api.execute(suite, llm=settings)
     report = api.report(suite)
     wall = time.perf_counter() - started
-    store = SuiteStore(suite)
+    store = SuiteStore(suite, readonly=True)
     try:
         oracle_calls = sum(c.task.startswith("vote:") for c in store.calls())
     finally:
