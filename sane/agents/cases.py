@@ -32,7 +32,8 @@ async def instantiate_case(
     example = examples[example_index]
     case_id = f"{recipe.id}/case-{case_index}"
     if recipe.transform is not None:
-        return _transformed_case(spec, recipe, case_id, case_index, example_index, examples)
+        start = example_for(recipe_seq, 0, len(examples))
+        return _transformed_case(spec, recipe, case_id, case_index, start, examples)
     prompt = messages(
         "case.j2",
         spec=spec,
@@ -71,33 +72,58 @@ async def instantiate_case(
     return Case(**base, variants=variants, notes=draft.notes, error=error)
 
 
+def _transform_input(spec: ScorerSpec, examples: list[Example], index: int) -> TransformInput:
+    return TransformInput(
+        text=examples[index][spec.scored_field],
+        example_index=index,
+        examples=tuple(examples),
+        scored_field=spec.scored_field,
+    )
+
+
 def _transformed_case(
     spec: ScorerSpec,
     recipe: Recipe,
     case_id: str,
     case_index: int,
-    example_index: int,
+    start: int,
     examples: list[Example],
 ) -> Case:
-    """Every non-original role gets the transform's output; a transform that cannot apply
-    leaves the case unrealised with the reason, like a failed model call."""
-    example = examples[example_index]
-    data = TransformInput(
-        text=example[spec.scored_field],
-        example_index=example_index,
-        examples=tuple(examples),
-        scored_field=spec.scored_field,
-    )
+    """Every non-original role gets the transform's output. Case i takes the i-th example,
+    counting from the recipe's own offset, that the transform can change (a number to
+    change, two sentences to reorder): an edit is not tried on a text it cannot apply to.
+    When fewer examples fit than there are cases, the rest stay unrealised with the reason
+    (an example is never used twice: a repeated case is not more evidence)."""
+    order = [(start + k) % len(examples) for k in range(len(examples))]
+    fitting: list[tuple[int, str]] = []
+    reasons: list[str] = []
+    for index in order:
+        try:
+            fitting.append(
+                (
+                    index,
+                    apply_transform(str(recipe.transform), _transform_input(spec, examples, index)),
+                )
+            )
+        except (TransformError, KeyError) as exc:
+            reasons.append(str(exc))
+        if len(fitting) > case_index:
+            break
+    index = fitting[case_index][0] if len(fitting) > case_index else order[case_index % len(order)]
     base = {
         "id": case_id,
         "recipe_id": recipe.id,
         "index": case_index,
-        "example_index": example_index,
-        "example": example,
+        "example_index": index,
+        "example": examples[index],
     }
-    try:
-        text = apply_transform(str(recipe.transform), data)
-    except (TransformError, KeyError) as exc:
-        return Case(**base, variants={}, error=f"transform {recipe.transform}: {exc}")
-    variants = {role: data.text if role == "original" else text for role in recipe.variant_roles}
+    if len(fitting) <= case_index:
+        why = reasons[0] if reasons else "no example left"
+        error = (
+            f"transform {recipe.transform}: {len(fitting)} of {len(examples)} examples fit, "
+            f"case {case_index} has none ({why})"
+        )
+        return Case(**base, variants={}, error=error)
+    text, original = fitting[case_index][1], examples[index][spec.scored_field]
+    variants = {role: original if role == "original" else text for role in recipe.variant_roles}
     return Case(**base, variants=variants, notes=f"written by code: transform {recipe.transform}")

@@ -60,13 +60,14 @@ def _words(text: str) -> str:
 
 def _operator(draft: RecipeDraft) -> str | None:
     """The catalogue operator a draft builds on: the one it names, else the one whose
-    instruction it copied word for word or whose name it used as the recipe's name
-    (small models often do either and leave `operator` empty)."""
+    instruction its own contains word for word (often behind a label: "Extra spaces:
+    Double every space ...") or whose name it used as the recipe's name (small models
+    do either and leave `operator` empty)."""
     if draft.operator is not None:
         return draft.operator
     instruction, name = _words(draft.instruction), re.sub(r"_?\d+$", "", draft.name.strip())
     for operator, text in OPERATORS.items():
-        if instruction == _words(text) or name == operator:
+        if _words(text) in instruction or name == operator:
             return operator
     return None
 

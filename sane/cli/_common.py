@@ -55,6 +55,7 @@ def _main(
 ) -> None:
     """Scorer-specific metamorphic testing for LLM judges and text metrics."""
 
+
 EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BUDGET, EXIT_NOTHING_MEASURED = 1, 2, 3, 4
 
 

@@ -87,3 +87,34 @@ def test_an_operator_recipe_is_written_and_realized_by_code(workdir: Path) -> No
         assert all(realization[c.id].votes for c in store.cases(free.id) if c.id in realization)
     finally:
         store.close()
+
+
+def test_an_operator_case_takes_the_next_example_it_can_change() -> None:
+    from sane.agents.cases import _transformed_case
+    from sane.records import PairRelation, Recipe, Requirement, ScorerSpec
+
+    spec = ScorerSpec(
+        name="s", criterion="c", fields={"summary": "text"}, scored_field="summary",
+        output={"min": 0, "max": 1},
+    )  # fmt: skip
+    examples = [{"summary": t} for t in ("No digits.", "Cost 5 euros.", "None here.", "Year 2020.")]
+    recipe = Recipe(
+        id="rec-1-1", capability_id="cap-1", requirement=Requirement.monotonicity, name="n",
+        instruction=OPERATORS["change_number"], variant_roles=["original", "perturbed"],
+        relation=PairRelation(kind="decrease"), rationale="", transform="change_number",
+    )  # fmt: skip
+    cases = [_transformed_case(spec, recipe, f"c{i}", i, 2, examples) for i in range(3)]
+    assert [c.example_index for c in cases[:2]] == [3, 1]  # from offset 2: skip 2, take 3, 1
+    assert cases[0].variants["perturbed"] == "Year 2027." and cases[1].error is None
+    assert cases[2].error and "2 of 4 examples fit" in cases[2].error  # never a repeated case
+
+
+def test_an_operator_behind_a_label_is_recognised() -> None:
+    from sane.agents._drafts import RecipeDraft
+    from sane.agents.recipes import _operator
+
+    draft = RecipeDraft(
+        name="Extra spaces", instruction="Extra spaces: Double every space between two words.",
+        variant_roles=["original", "perturbed"], relation={"kind": "invariant"},
+    )  # fmt: skip
+    assert _operator(draft) == "extra_spaces"
