@@ -36,6 +36,7 @@ class RunContext:
     examples: list[Example]
     panel: OraclePanel
     targets: dict[str, Target] = field(default_factory=dict)
+    definitions: dict[str, str] = field(default_factory=dict)  # target -> definition_sha256
     repeats: int = 1
     timeout_s: float = 60.0
     tolerance_floor: float = 0.05

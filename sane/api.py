@@ -22,6 +22,7 @@ from sane.report import Report, build_report
 from sane.scorers import BuildContext, build_target
 from sane.scorers.base import Target
 from sane.suites.store import SuiteStore
+from sane.suites.targets import freeze_targets, refreshed, same_scorer
 from sane.validators.panel import OraclePanel
 
 
@@ -89,6 +90,7 @@ def generate(
     get_generator(generator)  # an unknown generator or fixed set is bad input, before any work
     scorer, spec_path = load_spec(spec)
     rows = load_examples(scorer, examples_path(scorer, spec_path, examples))
+    targets = freeze_targets(scorer, spec_path.parent, str(spec))
     if tau is not None and not 1 <= tau <= cases:
         raise InputError(None, "--tau", f"must be between 1 and --cases ({cases})")
     if exhaustive and stop_at_tau:
@@ -113,7 +115,7 @@ def generate(
     store = SuiteStore(suite, create=True, writer=True)
     try:
         store.initialise(scorer, config, rows)
-        store.set_spec_dir(spec_path.parent)
+        store.put_targets(targets)
         client = _client(store, llm)
         asyncio.run(workflow.run(_context(store, client, progress), {"mode": "generate"}))
         return store.snapshot()
@@ -122,30 +124,55 @@ def generate(
 
 
 def build_targets(store: SuiteStore, llm: LLMClient, names: list[str] | None) -> dict[str, Target]:
-    spec = store.spec()
-    configs = {t.name: t for t in spec.targets}
-    unknown = [n for n in names or [] if n not in configs]
+    """Build the suite's targets (or the named ones) from the definitions it holds. A python
+    target whose module changed since it was frozen is a new definition (re-measured)."""
+    held = {t.config.name: t for t in store.targets()}
+    unknown = [n for n in names or [] if n not in held]
     if unknown:
         raise InputError(
             str(store.path),
             "--target",
-            f"unknown target {unknown[0]!r} (spec declares: {', '.join(configs) or 'none'})",
+            f"unknown target {unknown[0]!r} (suite holds: {', '.join(held) or 'none'})",
         )
-    context = BuildContext(spec=spec, base_dir=store.spec_dir(), llm=llm)
-    return {n: build_target(configs[n], context) for n in (names or list(configs))}
+    chosen = [held[n] for n in names or list(held)]
+    store.put_targets(refreshed(t) for t in chosen)
+    context = BuildContext(
+        spec=store.spec(), llm=llm, rubrics={t.config.name: t.rubric for t in chosen if t.rubric}
+    )
+    return {t.config.name: build_target(t.config, context) for t in chosen}
+
+
+def add_targets(store: SuiteStore, spec: str | Path) -> list[str]:
+    """Add or replace the suite's targets with those of another spec of the same scorer."""
+    other, path = load_spec(spec)
+    same_scorer(store.spec(), other, str(path))
+    return store.put_targets(freeze_targets(other, path.parent, str(spec)))
+
+
+def _adopt_spec_targets(store: SuiteStore) -> None:
+    """A suite written before targets were frozen into it: freeze its spec's targets from
+    the spec folder it recorded, once."""
+    spec, spec_dir = store.spec(), store.spec_dir()
+    if spec.targets and not store.targets():
+        store.put_targets(freeze_targets(spec, spec_dir or Path("."), str(spec_dir or ".")))
 
 
 def execute(
     suite: str | Path,
     *,
     targets: list[str] | None = None,
+    spec: str | Path | None = None,
     repeats: int = 1,
     timeout_s: float = 60.0,
     tolerance_floor: float = 0.05,
     llm: LLMSettings | None = None,
     progress: Progress = _no_progress,
 ) -> list[ExecutionRecord]:
-    """Run a generated suite's validated families against its targets (or the named ones)."""
+    """Run a generated suite's validated families against its targets (or the named ones).
+
+    ``spec`` first adds or replaces targets from another spec of the same scorer, so judge
+    versions are compared on one suite over time; a replaced definition is measured again.
+    """
     store = SuiteStore(suite, writer=True)
     try:
         if not store.is_done("families"):
@@ -154,6 +181,9 @@ def execute(
                 None,
                 "suite generation is not finished; rerun `sane generate` to resume it",
             )
+        _adopt_spec_targets(store)
+        if spec is not None:
+            add_targets(store, spec)
         client = _client(store, llm)
         chosen = build_targets(store, client, targets)
         judges = [t.model for t in store.spec().targets if t.name in chosen and t.model]
@@ -163,6 +193,7 @@ def execute(
             client,
             progress,
             targets=chosen,
+            definitions={t.config.name: t.definition_sha256 for t in store.targets()},
             repeats=repeats,
             timeout_s=timeout_s,
             tolerance_floor=tolerance_floor,

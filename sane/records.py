@@ -78,6 +78,21 @@ class TargetConfig(Record):
     temperature: float | None = None
 
 
+class SuiteTarget(Record):
+    """A target as a suite holds it, frozen when it was loaded: its definition, the text of
+    the rubric it reads, and hashes. Execution needs nothing else from the spec's folder, so a
+    suite can be moved or mailed and still runs, and each result names the definition it
+    measured (`definition_sha256`)."""
+
+    config: TargetConfig
+    rubric: str | None = None  # the judge rubric's text when `config.prompt` names a file
+    rubric_sha256: str | None = None
+    code_sha256: str | None = None  # the module file of a python target, when it has one
+    definition_sha256: str
+    source: str  # the spec the definition came from, as the user named it
+    added: str
+
+
 class ScorerSpec(Record):
     """The scorer under test: criterion, fields, output contract, examples, targets."""
 
@@ -309,6 +324,8 @@ class ExecutionRecord(Record):
     verdict: Verdict
     detail: str = ""
     error: str | None = None
+    # the target definition that produced this result (SuiteTarget.definition_sha256)
+    definition_sha256: str | None = None
 
     @field_validator("scores", "normalised")
     @classmethod
@@ -382,6 +399,7 @@ class SuiteSnapshot(Record):
     realization: dict[str, PanelDecision]
     applicability: dict[str, PanelDecision]
     families: list[Family]
+    targets: list[SuiteTarget] = Field(default_factory=list)
     tolerances: dict[str, float] = Field(default_factory=dict)
     executions: list[ExecutionRecord] = Field(default_factory=list)
     calls: list[CallRecord] = Field(default_factory=list)

@@ -393,7 +393,8 @@ async def _execute_target(
         # Without a tolerance no relation can be checked: every case is an error.
         ctx.store.put_error("tolerance", name, str(exc), target=name)
         for recipe, case in todo:
-            ctx.store.put_execution(
+            _put_execution(
+                ctx,
                 ExecutionRecord(
                     target=name,
                     case_id=case.id,
@@ -402,7 +403,7 @@ async def _execute_target(
                     tolerance=None,
                     verdict=Verdict.error,
                     error=f"tolerance could not be measured: {exc}",
-                )
+                ),
             )
         return
     batch = [item for item in todo if batchable(target, *item, ctx.repeats)]
@@ -425,9 +426,15 @@ async def _execute_target(
                 target, ctx.spec, items, tolerance, repeats=repeats, timeout_s=timeout_s
             )
         for record in records:
-            ctx.store.put_execution(record)
+            _put_execution(ctx, record)
 
     await run_all(f"execute {name}", work, one, ctx.progress)
+
+
+def _put_execution(ctx: RunContext, record: ExecutionRecord) -> None:
+    """Store a result with the hash of the target definition that produced it."""
+    definition = ctx.definitions.get(record.target)
+    ctx.store.put_execution(record.model_copy(update={"definition_sha256": definition}))
 
 
 async def write_report(ctx: RunContext) -> None:

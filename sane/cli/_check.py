@@ -1,7 +1,8 @@
-"""`sane check`: a CI gate that fails (exit 1) when a target exceeds a fault or error limit."""
+"""`sane check`: a CI gate that fails (exit 5) when a target is outside a limit."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +11,7 @@ import typer
 
 from sane import api
 from sane.cli._common import (
-    EXIT_FAILED,
+    EXIT_GATE_FAILED,
     EXIT_NOTHING_MEASURED,
     app,
     errors_to_exit_codes,
@@ -18,7 +19,7 @@ from sane.cli._common import (
 )
 from sane.errors import InputError
 from sane.records import Requirement
-from sane.report._gate import Limits, evaluate, render_gate
+from sane.report._gate import Limits, evaluate, gate_document, junit_xml, render_gate
 
 
 def _requirement_limits(values: list[str]) -> dict[str, int]:
@@ -45,6 +46,27 @@ def _requirement_limits(values: list[str]) -> dict[str, int]:
     return limits
 
 
+def _pass_rate_floors(values: list[str]) -> tuple[float | None, dict[str, float]]:
+    """Parse ``R`` (every target) and ``TARGET=R`` values of --min-pass-rate."""
+    every: float | None = None
+    per_target: dict[str, float] = {}
+    for value in values:
+        name, sep, number = value.rpartition("=")
+        try:
+            rate = float(number)
+        except ValueError:
+            rate = float("nan")
+        if not 0.0 <= rate <= 1.0 or (sep and not name.strip()):
+            raise InputError(
+                None, "--min-pass-rate", f"expected R or TARGET=R with R in [0, 1]; got {value!r}"
+            )
+        if sep:
+            per_target[name.strip()] = rate
+        else:
+            every = rate
+    return every, per_target
+
+
 @app.command()
 def check(
     suite: Annotated[Path, typer.Argument(help="Suite file.")],
@@ -66,30 +88,55 @@ def check(
             help="Most share of planted known-wrong items the oracle panel may accept (0-1).",
         ),
     ] = None,
+    min_pass_rate: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="[TARGET=]RATE",
+            help="Least pass rate (0-1) of every target, or of TARGET; repeatable.",
+        ),
+    ] = None,
     target: Annotated[
         list[str] | None, typer.Option(help="Check only these targets; default all.")
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the gate as JSON instead of markdown.")
+    ] = False,
+    junit: Annotated[
+        Path | None,
+        typer.Option(metavar="FILE", help="Also write the gate as a JUnit XML file."),
+    ] = None,
 ) -> None:
-    """Exit 1 when any target exceeds a limit, 4 when something has no result to check;
-    print a markdown summary for the CI log."""
+    """Exit 5 when a target is outside a limit, 4 when something has no result to check;
+    print a markdown summary for the CI log (or JSON with --json)."""
     with errors_to_exit_codes():
+        every, per_target = _pass_rate_floors(min_pass_rate or [])
         limits = Limits(
             max_faults=max_faults,
             max_faults_per_requirement=_requirement_limits(max_faults_per_requirement or []),
             max_errors=max_errors,
             max_control_false_accept=max_control_false_accept,
+            min_pass_rate=every,
+            min_pass_rate_per_target=per_target,
         )
         if not limits.any():
             raise InputError(
                 None,
                 "--max-faults",
                 "give at least one limit (--max-faults, --max-faults-per-requirement, "
-                "--max-errors, --max-control-false-accept)",
+                "--max-errors, --min-pass-rate, --max-control-false-accept)",
             )
         report = api.report(suite)
         result = evaluate(report, limits, target)
-    sys.stdout.write(render_gate(report, result))
+        if junit is not None:
+            try:
+                junit.write_text(junit_xml(report, result), encoding="utf-8")
+            except OSError as exc:
+                raise InputError(str(junit), "--junit", f"cannot write: {exc.strerror}") from None
+    if as_json:
+        sys.stdout.write(json.dumps(gate_document(report, result), indent=2) + "\n")
+    else:
+        sys.stdout.write(render_gate(report, result))
     if not result.measured:
         raise fail(EXIT_NOTHING_MEASURED, f"error: {result.problems[0]}")
     if not result.passed:
-        raise typer.Exit(EXIT_FAILED)
+        raise typer.Exit(EXIT_GATE_FAILED)

@@ -3,7 +3,7 @@
 Exit codes: 0 success; 1 a run failed (a stage could not continue); 2 bad input
 (one line on stderr naming the file, field and problem); 3 stopped at a budget
 (the suite is resumable); 4 nothing measured (a target errored on every case, or a
-gate had no result to check).
+gate had no result to check); 5 a gate failed (`sane check`: a target outside a limit).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _main(
     """Scorer-specific metamorphic testing for LLM judges and text metrics."""
 
 
-EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BUDGET, EXIT_NOTHING_MEASURED = 1, 2, 3, 4
+EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BUDGET, EXIT_NOTHING_MEASURED, EXIT_GATE_FAILED = 1, 2, 3, 4, 5
 
 
 def fail(code: int, message: str) -> typer.Exit:

@@ -166,6 +166,13 @@ def generate(
 def execute(
     suite: Annotated[Path, typer.Argument(help="Suite file.")],
     target: Annotated[list[str] | None, typer.Option(help="Target name(s); default all.")] = None,
+    spec: Annotated[
+        str | None,
+        typer.Option(
+            help="Add or replace targets from another spec of the same scorer (same name, "
+            "criterion and fields) before running."
+        ),
+    ] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Scores per variant.")] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
     router: Router = None,
@@ -184,6 +191,7 @@ def execute(
         records = api.execute(
             suite,
             targets=target,
+            spec=spec,
             repeats=repeats,
             timeout_s=timeout,
             llm=_routing(

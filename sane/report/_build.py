@@ -385,6 +385,7 @@ def _target_summary(
         criterion_higher_is_better=snapshot.spec.output.higher_is_better,
     )
     overall = _group(runs, boot)
+    held = next((t for t in snapshot.targets if t.config.name == target), None)
     return TargetSummary(
         pass_rate=overall.pass_rate,
         pass_rate_ci=overall.pass_rate_ci,
@@ -403,6 +404,8 @@ def _target_summary(
         by_capability=by_capability,
         by_family=by_family,
         config_group=_config_group(snapshot, target),
+        definition_sha256=held.definition_sha256 if held else None,
+        rubric_sha256=held.rubric_sha256 if held else None,
         profile=requirement_profile(runs, recipes, contract),
         paired_tests=recipe_paired_tests(runs, recipes, contract),
         ordering=recipe_ordering(runs, recipes, contract),

@@ -1,8 +1,9 @@
 """The CI gate: compare each target's faults and errors with limits (`sane check`).
 
 Why a separate step from the report: a pipeline needs a yes/no answer and an exit code,
-plus a short markdown summary for its log. Limits are upper bounds: a target passes
-when its count is at most the limit. A target the spec declares but that has no result,
+plus a short markdown summary for its log (or JSON, or a JUnit file its CI shows as tests).
+Count limits are upper bounds: a target passes when its count is at most the limit; pass-rate
+limits are lower bounds: it passes when its pass rate is at least the limit. A target the spec declares but that has no result,
 a target whose every case execution errored, or a suite with no executed target at
 all, fails the gate: nothing measured is not "within limits" (the CLI gives such a
 failure its own exit code). `max_control_false_accept` gates the suite itself: the share of
@@ -12,9 +13,11 @@ planted known-wrong items its oracle panel accepted (a suite without controls fa
 from __future__ import annotations
 
 from functools import cache
+from typing import Any, Literal
+from xml.etree import ElementTree
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from sane.report._models import Report
 
@@ -26,37 +29,57 @@ class Limits(BaseModel):
     max_faults_per_requirement: dict[str, int] = Field(default_factory=dict)
     max_errors: int | None = Field(default=None, ge=0)
     max_control_false_accept: float | None = Field(default=None, ge=0.0, le=1.0)
+    min_pass_rate: float | None = Field(default=None, ge=0.0, le=1.0)  # every target
+    min_pass_rate_per_target: dict[str, float] = Field(default_factory=dict)
 
     def any(self) -> bool:
+        return self.per_target() or self.max_control_false_accept is not None
+
+    def per_target(self) -> bool:
+        """Whether any limit applies to targets (the control limit applies to the suite)."""
+        return self.every_target() or bool(self.min_pass_rate_per_target)
+
+    def every_target(self) -> bool:
+        """Whether a limit applies to every target (a TARGET=R floor names its own)."""
         return (
             self.max_faults is not None
             or self.max_errors is not None
             or bool(self.max_faults_per_requirement)
-            or self.max_control_false_accept is not None
+            or self.min_pass_rate is not None
         )
+
+    def pass_rate_floor(self, target: str) -> float | None:
+        return self.min_pass_rate_per_target.get(target, self.min_pass_rate)
 
 
 class Check(BaseModel):
     """One measured count against one limit."""
 
     target: str  # a target's name, or "(oracle panel)" for the suite's own controls
-    measure: str  # "faults", "errors", "faults[REQUIREMENT]" or "control false-accept rate"
+    # "faults", "errors", "faults[REQUIREMENT]", "pass rate" or "control false-accept rate"
+    measure: str
     value: float | None  # None: nothing measured (no result, or no controls)
     limit: float
+    bound: Literal["max", "min"] = "max"  # the value may be at most / at least the limit
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def passed(self) -> bool:
-        return self.value is not None and self.value <= self.limit
+        if self.value is None:
+            return False
+        return self.value <= self.limit if self.bound == "max" else self.value >= self.limit
 
 
 class GateResult(BaseModel):
     checks: list[Check]
     problems: list[str] = Field(default_factory=list)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def passed(self) -> bool:
         return not self.problems and all(check.passed for check in self.checks)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def measured(self) -> bool:
         """False when something the gate had to check has no measurement at all."""
@@ -67,40 +90,45 @@ class GateResult(BaseModel):
         return [check for check in self.checks if not check.passed]
 
 
-def _measures(report: Report, target: str, limits: Limits) -> list[tuple[str, int | None, int]]:
-    """(measure, value, limit) rows; a value is None when the target has no result."""
+def _measures(report: Report, target: str, limits: Limits) -> list[Check]:
+    """One check per limit for `target`; a value is None when the target has no result."""
     summary = report.targets.get(target)
     # faults are measured only where some case gave a pass or a fault; errors wherever it ran
     scored = summary if summary is not None and summary.passes + summary.faults > 0 else None
-    rows: list[tuple[str, int | None, int]] = []
+    rows: list[Check] = []
     if limits.max_faults is not None:
-        rows.append(("faults", scored.faults if scored else None, limits.max_faults))
+        value = scored.faults if scored else None
+        rows.append(Check(target=target, measure="faults", value=value, limit=limits.max_faults))
     if limits.max_errors is not None:
         errors = report.errors.by_target.get(target, 0) if summary else None
-        rows.append(("errors", errors, limits.max_errors))
+        rows.append(Check(target=target, measure="errors", value=errors, limit=limits.max_errors))
     for requirement, limit in sorted(limits.max_faults_per_requirement.items()):
         group = scored.by_requirement.get(requirement) if scored else None
         value = None if scored is None else (group.faults if group else 0)
-        rows.append((f"faults[{requirement}]", value, limit))
+        rows.append(Check(target=target, measure=f"faults[{requirement}]", value=value, limit=limit))
+    floor = limits.pass_rate_floor(target)
+    if floor is not None:
+        rate = scored.pass_rate if scored else None
+        rows.append(Check(target=target, measure="pass rate", value=rate, limit=floor, bound="min"))
     return rows
 
 
 def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -> GateResult:
-    """Check every executed target (or the named ones) against the limits.
+    """Check every executed target (or the named ones) against the limits; a TARGET=R pass-rate
+    floor checks its own target whatever the others.
 
     Errors per target are the report's ``errors.by_target``: execution errors plus logged
     errors naming the target (e.g. a failed tolerance measurement).
     """
     problems = []
-    per_target = (
-        limits.max_faults is not None
-        or limits.max_errors is not None
-        or bool(limits.max_faults_per_requirement)
-    )
-    names = list(targets) if targets else sorted(set(report.targets) | set(report.not_executed))
-    if not per_target and not targets:
-        names = []  # a gate on the panel's controls alone checks the suite, not its targets
-    elif not names:
+    if targets:
+        names = list(targets)
+    elif limits.every_target():
+        names = sorted(set(report.targets) | set(report.not_executed))
+    else:  # only TARGET=R floors, or only the panel's controls: the suite's other targets wait
+        names = []
+    names += sorted(set(limits.min_pass_rate_per_target) - set(names))
+    if limits.per_target() and not names:
         problems.append("no target has been executed on this suite")
     for name in names:
         summary = report.targets.get(name)
@@ -111,11 +139,7 @@ def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -
                 f"target {name} produced no result: all {summary.errors} of its case "
                 "executions errored"
             )
-    checks = [
-        Check(target=name, measure=measure, value=value, limit=limit)
-        for name in names
-        for measure, value, limit in _measures(report, name, limits)
-    ]
+    checks = [check for name in names for check in _measures(report, name, limits)]
     if limits.max_control_false_accept is not None:
         controls = report.validity.controls
         rate = controls.false_accept.rate if controls else None
@@ -150,3 +174,42 @@ def _environment() -> Environment:
 def render_gate(report: Report, result: GateResult) -> str:
     """The gate's markdown summary for a CI log."""
     return _environment().get_template("check.md.j2").render(report=report, result=result)
+
+
+def gate_document(report: Report, result: GateResult) -> dict[str, Any]:
+    """The gate as JSON (`sane check --json`): the verdict, every check, every problem."""
+    controls = report.validity.controls
+    return {
+        "suite": report.suite.scorer,
+        "passed": result.passed,
+        "measured": result.measured,
+        "panel_failed_controls": bool(controls and controls.failed),
+        "checks": [check.model_dump(mode="json") for check in result.checks],
+        "problems": result.problems,
+    }
+
+
+def junit_xml(report: Report, result: GateResult) -> str:
+    """The gate as a JUnit XML file, one test case per check, so a CI server lists each
+    limit as a test; a check without a result, and each problem, is an error."""
+    suite = ElementTree.Element(
+        "testsuite",
+        name=f"sane check: {report.suite.scorer}",
+        tests=str(len(result.checks) + len(result.problems)),
+        failures=str(sum(c.value is not None and not c.passed for c in result.checks)),
+        errors=str(sum(c.value is None for c in result.checks) + len(result.problems)),
+    )
+    for check in result.checks:
+        case = ElementTree.SubElement(
+            suite, "testcase", classname=f"sane.{check.target}", name=check.measure
+        )
+        relation = "at most" if check.bound == "max" else "at least"
+        if check.value is None:
+            ElementTree.SubElement(case, "error", message=f"{check.measure}: no result")
+        elif not check.passed:
+            message = f"{check.measure} is {check.value:.4g}; must be {relation} {check.limit:.4g}"
+            ElementTree.SubElement(case, "failure", message=message)
+    for problem in result.problems:
+        case = ElementTree.SubElement(suite, "testcase", classname="sane", name="measured")
+        ElementTree.SubElement(case, "error", message=problem)
+    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

@@ -138,6 +138,9 @@ class TargetSummary(_Model):
     ``ordering`` (CAP paper, section 6.2) ordered-series recipes, and
     ``repeat_variability`` (behavioral-correctness paper, section 3.6) needs >= 2 repeats.
     ``config_group`` is the spec target's ``config_group`` (configuration sensitivity).
+    ``definition_sha256`` identifies the target definition the suite holds (config, rubric
+    text, python module) and ``rubric_sha256`` its judge rubric's text; both ``None`` for a
+    suite written before definitions were stored.
     """
 
     pass_rate: float | None = None
@@ -157,6 +160,8 @@ class TargetSummary(_Model):
     by_capability: dict[str, CapabilitySummary] = Field(default_factory=dict)
     by_family: dict[str, FamilySummary] = Field(default_factory=dict)
     config_group: str | None = None
+    definition_sha256: str | None = None
+    rubric_sha256: str | None = None
     profile: RequirementProfile = Field(default_factory=RequirementProfile)
     paired_tests: dict[str, PairedTest] = Field(default_factory=dict)
     ordering: dict[str, OrderingStats] = Field(default_factory=dict)

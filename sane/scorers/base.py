@@ -7,8 +7,8 @@ metrics register by `metric` name, so adding one never touches an if-chain.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -40,11 +40,16 @@ class BatchTarget(Target, Protocol):
 
 @dataclass(frozen=True)
 class BuildContext:
-    """What an adapter may need besides its own config."""
+    """What an adapter may need besides its own config.
+
+    A suite's targets are built from what the suite holds: `rubrics` gives each judge's rubric
+    text by target name. A spec just loaded has its files beside it, in `base_dir`.
+    """
 
     spec: ScorerSpec
-    base_dir: Path
+    base_dir: Path | None = None
     llm: LLMClient | None = None
+    rubrics: Mapping[str, str] = field(default_factory=dict)
 
 
 TargetFactory = Callable[[TargetConfig, BuildContext], Target]

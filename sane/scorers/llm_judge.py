@@ -56,18 +56,39 @@ def _contract_view(contract: OutputContract) -> dict[str, Any]:
     return view
 
 
-def load_rubric(config: TargetConfig, context: BuildContext) -> Template:
-    """Compile the target's rubric template; a bad path or syntax names the field."""
-    field = f"targets.{config.name}.prompt"
-    path = context.base_dir / config.prompt if config.prompt else DEFAULT_TEMPLATE
+def read_rubric(config: TargetConfig, base_dir: Path) -> str | None:
+    """The text of the rubric file a judge names (None: the shipped default); a file that
+    cannot be read is bad input naming the field."""
+    if not config.prompt:
+        return None
+    path = base_dir / config.prompt
     try:
-        source = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(str(path), field, f"cannot read rubric template: {exc.strerror}") from exc
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or "not a UTF-8 text file"
+        raise InputError(
+            str(path), f"targets.{config.name}.prompt", f"cannot read rubric template: {reason}"
+        ) from exc
+
+
+def load_rubric(config: TargetConfig, context: BuildContext) -> Template:
+    """Compile the target's rubric: the text the suite holds for it, the file beside a spec
+    just loaded, or the shipped default. Bad syntax names the field."""
+    field = f"targets.{config.name}.prompt"
+    label = config.prompt or str(DEFAULT_TEMPLATE)
+    if not config.prompt:
+        source = DEFAULT_TEMPLATE.read_text(encoding="utf-8")
+    elif config.name in context.rubrics:
+        source = context.rubrics[config.name]
+    elif context.base_dir is not None:
+        label = str(context.base_dir / config.prompt)
+        source = read_rubric(config, context.base_dir) or ""
+    else:
+        raise InputError(None, field, "the suite holds no rubric text for this target")
     try:
         return _environment().from_string(source)
     except TemplateError as exc:
-        raise InputError(str(path), field, f"invalid jinja2 template: {exc}") from exc
+        raise InputError(label, field, f"invalid jinja2 template: {exc}") from exc
 
 
 def reply_schema(contract: OutputContract) -> type[BaseModel]:

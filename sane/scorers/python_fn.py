@@ -10,6 +10,7 @@ its output is a usable number is the executor's check, not this adapter's.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import importlib
 import inspect
 import threading
@@ -43,6 +44,20 @@ def resolve_ref(ref: str | None, field: str) -> Callable[..., Any]:
     if not callable(obj):
         raise InputError("spec", field, f"'{ref}' is not callable")
     return obj
+
+
+def module_sha256(ref: str) -> str | None:
+    """The SHA-256 of the file that defines a `module:function` ref (None for a module without
+    a source file): a suite records it so that an edited function is seen as a new definition."""
+    module = importlib.import_module(ref.partition(":")[0])
+    path = getattr(module, "__file__", None)
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
 
 
 @dataclass

@@ -32,6 +32,7 @@ from sane.records import (
     RunConfig,
     ScorerSpec,
     SuiteSnapshot,
+    SuiteTarget,
     Vote,
 )
 from sane.suites.lock import SuiteLock
@@ -86,6 +87,10 @@ class SuiteStore:
             self.db = sqlite_utils.Database(conn)
             if create:
                 self._create_tables()
+            # suites written before targets were frozen into them gain the table here
+            self.db["targets"].create(
+                {"name": str, "seq": int, "json": str}, pk="name", if_not_exists=True
+            )
         except BaseException:
             if self._lock is not None:
                 self._lock.release()
@@ -156,33 +161,72 @@ class SuiteStore:
         return json.loads(rows[0]["value"]) if rows else None
 
     def initialise(self, spec: ScorerSpec, config: RunConfig, examples: list[Example]) -> None:
-        """Record what the suite is generated from; an existing suite must match it."""
+        """Record what the suite is generated from; an existing suite must match it. Targets
+        are not part of this: they live in their own table (`put_targets`)."""
+        scorer = spec.model_copy(update={"targets": []})
         if self._get_meta("spec") is None:
             self._set_meta("schema_version", SCHEMA_VERSION)
             self._set_meta("created", _now())
-            self._set_meta("spec", spec.model_dump(mode="json"))
+            self._set_meta("spec", scorer.model_dump(mode="json"))
             self._set_meta("config", config.model_dump(mode="json"))
             self._set_meta("examples", examples)
             return
-        if self.spec() != spec or self.config() != config or self.examples() != examples:
+        stored = self.spec().model_copy(update={"targets": []})
+        if stored != scorer or self.config() != config or self.examples() != examples:
             raise InputError(
                 str(self.path),
                 None,
-                "suite already holds a different spec, examples or configuration; "
-                "use a new --suite file",
+                "suite already holds a different spec, examples or configuration "
+                "(only targets may change); use a new --suite file",
             )
 
-    def set_spec_dir(self, path: Path) -> None:
-        self._set_meta("spec_dir", str(path.resolve()))
+    def spec_dir(self) -> Path | None:
+        """Where a suite written before targets were frozen into it found its spec's files."""
+        value = self._get_meta("spec_dir")
+        return Path(str(value)) if value else None
 
-    def spec_dir(self) -> Path:
-        return Path(str(self._get_meta("spec_dir") or "."))
+    # ------------------------------------------------------------------ targets
+    def put_targets(self, targets: Iterable[SuiteTarget]) -> list[str]:
+        """Add targets, or replace those of the same name (their order is kept). A replaced
+        definition's results and tolerance are removed with it: the suite holds only results
+        of the definitions it holds. Returns the names added or replaced."""
+        stored = {t.config.name: t for t in self.targets()}
+        order = {r["name"]: r["seq"] for r in self.db.query("select name, seq from targets")}
+        changed: list[str] = []
+        for target in targets:
+            name = target.config.name
+            old = stored.get(name)
+            if old is not None and old.definition_sha256 == target.definition_sha256:
+                continue
+            seq = order.setdefault(name, len(order))
+            row = [name, seq, target.model_dump_json()]
+            self.db.execute("BEGIN")
+            try:
+                if old is not None:
+                    self.db.execute("delete from executions where target = ?", [name])
+                    self.db.execute("delete from tolerances where target = ?", [name])
+                self.db.execute("insert or replace into targets values (?, ?, ?)", row)
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+            changed.append(name)
+        return changed
+
+    def targets(self) -> list[SuiteTarget]:
+        if not self.db["targets"].exists():  # an old suite opened read-only
+            return []
+        rows = self.db.query("select json from targets order by seq")
+        return [SuiteTarget.model_validate_json(r["json"]) for r in rows]
 
     def save_report(self, report: dict) -> None:
         self._set_meta("report", report)
 
     def spec(self) -> ScorerSpec:
-        return ScorerSpec.model_validate(self._get_meta("spec"))
+        """The scorer, with the targets the suite holds now (an old suite: its spec's own)."""
+        spec = ScorerSpec.model_validate(self._get_meta("spec"))
+        targets = self.targets()
+        return spec.model_copy(update={"targets": [t.config for t in targets]}) if targets else spec
 
     def config(self) -> RunConfig:
         return RunConfig.model_validate(self._get_meta("config"))
@@ -363,6 +407,7 @@ class SuiteStore:
             realization=self.decisions(Question.realization),
             applicability=self.decisions(Question.applicability),
             families=self.families(),
+            targets=self.targets(),
             tolerances={t: float(e["tolerance"]) for t, e in self.tolerances().items()},
             executions=self.executions(),
             calls=self.calls(),

@@ -7,6 +7,7 @@ counts, so each test pins the boundary.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -45,9 +46,9 @@ SCORED = ["--target", "careful", "--target", "lazy"]  # broken errors on every c
     ("template", "offset", "code"),
     [
         (["--max-faults", "{faults}"], 0, 0),  # the limit is inclusive
-        (["--max-faults", "{faults}"], -1, 1),
+        (["--max-faults", "{faults}"], -1, 5),
         (["--max-faults-per-requirement", "monotonicity={mono}"], 0, 0),
-        (["--max-faults-per-requirement", "monotonicity={mono}"], -1, 1),
+        (["--max-faults-per-requirement", "monotonicity={mono}"], -1, 5),
     ],
 )
 def test_exit_codes_per_threshold(
@@ -80,10 +81,10 @@ def test_a_target_that_errored_on_every_case_fails_as_nothing_measured(suite: Pa
     ("args", "code"),
     [
         (["--max-faults", "0", "--target", "careful"], 0),
-        (["--max-faults", "0", "--target", "careful", "--target", "lazy"], 1),
+        (["--max-faults", "0", "--target", "careful", "--target", "lazy"], 5),
         (["--max-faults-per-requirement", "robustness=0", *SCORED], 0),  # none ran
         (["--max-faults", "1000", "--max-errors", "0", *SCORED], 0),
-        (["--max-faults", "0", "--max-errors", "1000", *SCORED], 1),  # one failing limit
+        (["--max-faults", "0", "--max-errors", "1000", *SCORED], 5),  # one failing limit
         (["--max-faults", "1000"], 4),  # broken: nothing measured
     ],
 )
@@ -180,7 +181,7 @@ def test_control_false_accept_gate(suite: Path, workdir: Path) -> None:
         llm=LLMSettings(cache_path=workdir / "g-cache.db", script_path=script, backoff_s=0),
     )
     failed = check(gullible, "--max-control-false-accept", "0.1")
-    assert failed.exit_code == 1, failed.output
+    assert failed.exit_code == 5, failed.output
     lines = failed.stdout.splitlines()
     assert "FAILED" in lines[0] and "FAILED its controls" in failed.stdout.split("|")[0]
 
@@ -194,3 +195,52 @@ def test_a_suite_without_controls_fails_the_control_gate(suite: Path) -> None:
     result = check(suite, "--max-control-false-accept", "0.5")
     assert result.exit_code == 4
     assert "no planted controls" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["--min-pass-rate", "{careful}", "--target", "careful"], 0),  # the floor is inclusive
+        (["--min-pass-rate", "1.01"], 2),
+        (["--min-pass-rate", "careful={careful}", "--min-pass-rate", "lazy={lazy}"], 0),
+        (["--min-pass-rate", "careful={careful}", "--min-pass-rate", "lazy={lazy_up}"], 5),
+        (["--min-pass-rate", "{lazy}", "--min-pass-rate", "careful=1", *SCORED], 0),
+        (["--min-pass-rate", "{lazy_up}", "--min-pass-rate", "careful=1", *SCORED], 5),
+        (["--min-pass-rate", "=0.5"], 2),
+        (["--min-pass-rate", "ghost=0.5", "--target", "careful"], 4),  # no result for ghost
+    ],
+)
+def test_pass_rate_floors_per_target_and_for_all(suite: Path, args: list[str], code: int) -> None:
+    report = api.report(suite)
+    rates = {name: report.targets[name].pass_rate for name in ("careful", "lazy")}
+    assert rates["lazy"] < rates["careful"]  # so the floors below sit on real boundaries
+    values = {"careful": rates["careful"], "lazy": rates["lazy"], "lazy_up": rates["lazy"] + 0.01}
+    result = check(suite, *[a.format(**values) for a in args])
+    assert result.exit_code == code, result.output
+
+
+def test_json_and_junit_give_the_same_verdicts_as_the_table(suite: Path, tmp_path: Path) -> None:
+    from xml.etree import ElementTree
+
+    junit = tmp_path / "gate.xml"
+    args = ["--max-faults", "0", "--min-pass-rate", "0.5", *SCORED, "--json", "--junit", junit]
+    result = check(suite, *map(str, args))
+    assert result.exit_code == 5, result.output
+    document = json.loads(result.stdout)
+    assert document["passed"] is False and document["measured"] is True
+    verdicts = {(c["target"], c["measure"]): c["passed"] for c in document["checks"]}
+    assert verdicts == {
+        ("careful", "faults"): True,
+        ("careful", "pass rate"): True,
+        ("lazy", "faults"): False,
+        ("lazy", "pass rate"): api.report(suite).targets["lazy"].pass_rate >= 0.5,
+    }
+    tree = ElementTree.parse(junit).getroot()
+    assert tree.get("tests") == "4"
+    failed = {
+        (case.get("classname"), case.get("name"))
+        for case in tree.iter("testcase")
+        if case.find("failure") is not None
+    }
+    assert failed == {(f"sane.{t}", m) for (t, m), ok in verdicts.items() if not ok}
+    assert tree.get("failures") == str(len(failed))
