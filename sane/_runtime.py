@@ -10,14 +10,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sane.errors import BudgetExceeded
-from sane.llm import LLMClient
 from sane.records import Example, RunConfig, ScorerSpec
 from sane.scorers.base import Target
 from sane.suites.store import SuiteStore
 from sane.validators.panel import OraclePanel
+
+if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
+    from sane.llm import LLMClient
 
 T = TypeVar("T")
 Progress = Callable[[str, int, int], None]

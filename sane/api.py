@@ -8,25 +8,28 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
-from sane import workflow
-from sane._runtime import Progress, RunContext, _no_progress
 from sane.errors import InputError
-from sane.generators import get_generator
-from sane.inputs import examples_path, load_examples, load_spec
-from sane.llm import LLMClient, LLMSettings, check_model
-from sane.llm._budget import require_prices
 from sane.records import ExecutionRecord, PanelKind, RunConfig, SuiteSnapshot
 from sane.report import Report, build_report
-from sane.scorers import BuildContext, build_target
-from sane.scorers.base import Target
 from sane.suites.store import SuiteStore
-from sane.suites.targets import freeze_targets, refreshed, same_scorer
-from sane.validators.panel import OraclePanel
+
+if TYPE_CHECKING:
+    from sane._runtime import Progress, RunContext
+    from sane.llm import LLMClient, LLMSettings
+    from sane.scorers.base import Target
+
+# `report` reads a suite and must start fast (CI gates, terminals); the pipeline behind
+# `generate` and `execute` (LangGraph, the agents, the panel, the targets) loads in them.
 
 
-def _context(store: SuiteStore, llm: LLMClient, progress: Progress, **extra: object) -> RunContext:
+def _context(
+    store: SuiteStore, llm: LLMClient, progress: Progress | None, **extra: object
+) -> RunContext:
+    from sane._runtime import RunContext, _no_progress
+    from sane.validators.panel import OraclePanel
+
     config = store.config()
     panel = OraclePanel(
         llm,
@@ -43,7 +46,7 @@ def _context(store: SuiteStore, llm: LLMClient, progress: Progress, **extra: obj
         config=config,
         examples=store.examples(),
         panel=panel,
-        progress=progress,
+        progress=progress or _no_progress,
         **extra,  # type: ignore[arg-type]
     )
 
@@ -66,7 +69,7 @@ def generate(
     stop_at_tau: bool = False,
     panel: str = "contrastive",
     llm: LLMSettings | None = None,
-    progress: Progress = _no_progress,
+    progress: Progress | None = None,
 ) -> SuiteSnapshot:
     """Generate (or resume generating) a validated suite for a scorer spec.
 
@@ -84,6 +87,13 @@ def generate(
     or same, checked by code). Whatever the panel, the suite's planted controls measure
     it (report: ``validity.controls``).
     """
+    from sane import workflow
+    from sane.generators import get_generator
+    from sane.inputs import examples_path, load_examples, load_spec
+    from sane.llm import check_model
+    from sane.llm._budget import require_prices
+    from sane.suites.targets import freeze_targets
+
     if panel not in get_args(PanelKind):
         kinds = ", ".join(get_args(PanelKind))
         raise InputError(None, "--panel", f"must be one of {kinds}, not {panel!r}")
@@ -126,6 +136,9 @@ def generate(
 def build_targets(store: SuiteStore, llm: LLMClient, names: list[str] | None) -> dict[str, Target]:
     """Build the suite's targets (or the named ones) from the definitions it holds. A python
     target whose module changed since it was frozen is a new definition (re-measured)."""
+    from sane.scorers import BuildContext, build_target
+    from sane.suites.targets import refreshed
+
     held = {t.config.name: t for t in store.targets()}
     unknown = [n for n in names or [] if n not in held]
     if unknown:
@@ -144,6 +157,9 @@ def build_targets(store: SuiteStore, llm: LLMClient, names: list[str] | None) ->
 
 def add_targets(store: SuiteStore, spec: str | Path) -> list[str]:
     """Add or replace the suite's targets with those of another spec of the same scorer."""
+    from sane.inputs import load_spec
+    from sane.suites.targets import freeze_targets, same_scorer
+
     other, path = load_spec(spec)
     same_scorer(store.spec(), other, str(path))
     return store.put_targets(freeze_targets(other, path.parent, str(spec)))
@@ -152,6 +168,8 @@ def add_targets(store: SuiteStore, spec: str | Path) -> list[str]:
 def _adopt_spec_targets(store: SuiteStore) -> None:
     """A suite written before targets were frozen into it: freeze its spec's targets from
     the spec folder it recorded, once."""
+    from sane.suites.targets import freeze_targets
+
     spec, spec_dir = store.spec(), store.spec_dir()
     if spec.targets and not store.targets():
         store.put_targets(freeze_targets(spec, spec_dir or Path("."), str(spec_dir or ".")))
@@ -166,13 +184,16 @@ def execute(
     timeout_s: float = 60.0,
     tolerance_floor: float = 0.05,
     llm: LLMSettings | None = None,
-    progress: Progress = _no_progress,
+    progress: Progress | None = None,
 ) -> list[ExecutionRecord]:
     """Run a generated suite's validated families against its targets (or the named ones).
 
     ``spec`` first adds or replaces targets from another spec of the same scorer, so judge
     versions are compared on one suite over time; a replaced definition is measured again.
     """
+    from sane import workflow
+    from sane.llm._budget import require_prices
+
     store = SuiteStore(suite, writer=True)
     try:
         if not store.is_done("families"):
@@ -214,4 +235,6 @@ def report(suite: str | Path, *, human: dict[str, float] | None = None) -> Repor
 
 
 def _client(store: SuiteStore, settings: LLMSettings | None) -> LLMClient:
+    from sane.llm import LLMClient, LLMSettings
+
     return LLMClient(settings or LLMSettings(), on_call=store.put_call)

@@ -9,14 +9,16 @@ cache makes a second run replay in seconds.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from sane import api
-from sane._runtime import Progress, _no_progress
-from sane.llm import LLMSettings
-from sane.report import Report, render_markdown, suite_html
+if TYPE_CHECKING:
+    from sane._runtime import Progress
+    from sane.llm import LLMSettings
+    from sane.report import Report
 
 
 class DemoPlan(BaseModel):
@@ -41,7 +43,8 @@ class DemoPlan(BaseModel):
     ]
 
 
-class DemoResult(BaseModel):
+@dataclass(frozen=True)
+class DemoResult:
     suite: Path
     json_report: Path
     markdown_report: Path
@@ -54,8 +57,13 @@ def run_demo(
     *,
     plan: DemoPlan | None = None,
     llm: LLMSettings | None = None,
-    progress: Progress = _no_progress,
+    progress: Progress | None = None,
 ) -> DemoResult:
+    # the pipeline is imported here, not at `import sane.demo`: the CLI reads DemoPlan's
+    # defaults for `sane --help`, which must start fast
+    from sane import api
+    from sane.report import render_markdown, suite_html
+
     plan = plan or DemoPlan()
     out_dir.mkdir(parents=True, exist_ok=True)
     suite = out_dir / "suite.db"

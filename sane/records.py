@@ -283,10 +283,22 @@ class Vote(Record):
 
 
 class PanelDecision(Record):
+    """A decision on one subject. After `sane review apply` a reviewer's label replaces the
+    panel's: `decision` is then the human's, `by_human` is set and `panel_decision` keeps
+    what the panel decided (its votes stay in `votes`; None: the panel never decided it, e.g.
+    a case sequential decisions skipped)."""
+
     subject_id: str
     question: Question
     decision: Decision
     votes: list[Vote]
+    by_human: bool = False
+    panel_decision: Decision | None = None
+
+    @property
+    def panel(self) -> Decision | None:
+        """The panel's own decision, whatever a reviewer decided (None: it never decided)."""
+        return self.panel_decision if self.by_human else self.decision
 
 
 class Family(Record):

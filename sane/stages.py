@@ -30,7 +30,7 @@ from sane.scorers.base import Target
 from sane.scorers.execute import batchable, estimate_tolerance, run_case, run_case_batch
 from sane.validators import controls
 from sane.validators.ballots import CASE_TEMPLATES, alignment_question, case_question
-from sane.validators.families import aligned_recipe_ids, count_family, joint_valid_cases
+from sane.validators.families import aligned_recipe_ids, family_counts, joint_valid_cases
 from sane.validators.guards import case_rejection, guarded_cases, recipe_rejections, repair_recipe
 from sane.validators.sequential import FamilyPlan, run_family
 
@@ -293,27 +293,7 @@ async def decide_controls(ctx: RunContext) -> None:
 
 
 async def select_families(ctx: RunContext) -> None:
-    realization = ctx.store.decisions(Question.realization)
-    applicability = ctx.store.decisions(Question.applicability)
-    n = ctx.config.cases
-    families = []
-    for _, recipe in _aligned(ctx):
-        cases = ctx.store.cases(recipe.id)
-        family = count_family(
-            recipe.id,
-            cases,
-            realization,
-            applicability,
-            ctx.config.threshold,
-            excluded=set(guarded_cases([recipe], cases)),
-        )
-        # Fewer cases than planned: the sequential schedule stopped the family early.
-        skipped = max(n - family.cases, 0)
-        if skipped:
-            stopped = "reached_tau" if family.validated else "could_not_reach_tau"
-            family = family.model_copy(update={"skipped": skipped, "stopped": stopped})
-        families.append(family)
-    ctx.store.put_families(families)
+    ctx.store.put_families(family_counts(ctx.store, ctx.config))
     ctx.store.mark("families")
 
 

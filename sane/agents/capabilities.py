@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from functools import lru_cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import yaml
 
 from sane.agents._drafts import capability_list
-from sane.llm import LLMClient
 from sane.prompts import messages
 from sane.records import Capability, Example, RunConfig, ScorerSpec
+
+if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
+    from sane.llm import LLMClient
 
 PROMPT_EXAMPLES = 4
 

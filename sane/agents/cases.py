@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sane.agents._drafts import case_draft
 from sane.errors import LLMError
 from sane.generators.transforms import TransformError, TransformInput, apply_transform
-from sane.llm import LLMClient
 from sane.prompts import messages
 from sane.records import Case, Example, Recipe, RunConfig, ScorerSpec
+
+if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
+    from sane.llm import LLMClient
 
 
 def example_for(recipe_seq: int, case_index: int, n_examples: int) -> int:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from sane.agents._drafts import RecipeDraft, recipe_list
 from sane.generators.transforms import OPERATORS
-from sane.llm import LLMClient
 from sane.prompts import messages
 from sane.records import Capability, PairRelation, Recipe, RunConfig, ScorerSpec
+
+if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
+    from sane.llm import LLMClient
 
 
 async def derive_recipes(

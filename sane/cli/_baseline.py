@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -32,14 +32,16 @@ from sane.cli._common import (
     progress_display,
 )
 from sane.errors import InputError
-from sane.generators import available_generators
-from sane.generators.baseline import run_baseline
-from sane.generators.render import render_comparison
 
-RENDERERS = {
-    "md": render_comparison,
-    "json": lambda c: json.dumps(c.model_dump(mode="json"), indent=2),
-}
+FORMATS = ("md", "json")
+
+
+def _render(comparison: Any, format: str) -> str:
+    from sane.generators.render import render_comparison
+
+    if format == "md":
+        return render_comparison(comparison)
+    return json.dumps(comparison.model_dump(mode="json"), indent=2)
 
 
 @app.command()
@@ -81,8 +83,10 @@ def baseline(
     quiet: Quiet = False,
 ) -> None:
     """Compare derived recipes with a fixed recipe set on one scorer and example set."""
+    from sane.generators.baseline import run_baseline
+
     with errors_to_exit_codes():
-        if format not in RENDERERS:
+        if format not in FORMATS:
             raise InputError(None, "--format", f"unknown format '{format}' (md, json)")
         with progress_display(not quiet) as progress:
             comparison = run_baseline(
@@ -107,10 +111,8 @@ def baseline(
                 ),
                 progress=progress,
             )
-    (suite_dir / "comparison.json").write_text(
-        RENDERERS["json"](comparison) + "\n", encoding="utf-8"
-    )
-    text = RENDERERS[format](comparison)
+    (suite_dir / "comparison.json").write_text(_render(comparison, "json") + "\n", encoding="utf-8")
+    text = _render(comparison, format)
     if out_file is None:
         sys.stdout.write(text.rstrip("\n") + "\n")
     else:
@@ -121,5 +123,7 @@ def baseline(
 @app.command()
 def generators() -> None:
     """List the recipe generators: derived and the shipped fixed sets."""
+    from sane.generators import available_generators
+
     for name in available_generators():
         out.print(name, markup=False, highlight=False)

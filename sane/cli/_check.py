@@ -9,7 +9,6 @@ from typing import Annotated
 
 import typer
 
-from sane import api
 from sane.cli._common import (
     EXIT_GATE_FAILED,
     EXIT_NOTHING_MEASURED,
@@ -18,12 +17,12 @@ from sane.cli._common import (
     fail,
 )
 from sane.errors import InputError
-from sane.records import Requirement
-from sane.report._gate import Limits, evaluate, gate_document, junit_xml, render_gate
 
 
 def _requirement_limits(values: list[str]) -> dict[str, int]:
     """Parse ``REQ=N`` pairs; REQ must be one of the six requirements."""
+    from sane.records import Requirement
+
     known = [r.value for r in Requirement]
     limits: dict[str, int] = {}
     for value in values:
@@ -108,6 +107,9 @@ def check(
 ) -> None:
     """Exit 5 when a target is outside a limit, 4 when something has no result to check;
     print a markdown summary for the CI log (or JSON with --json)."""
+    from sane import api
+    from sane.report._gate import Limits, evaluate, gate_document, junit_xml, render_gate
+
     with errors_to_exit_codes():
         every, per_target = _pass_rate_floors(min_pass_rate or [])
         limits = Limits(

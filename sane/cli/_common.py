@@ -19,10 +19,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sane.errors import BudgetExceeded, InputError, SaneError
-from sane.llm import LLMSettings
-from sane.validators.guards import guard_text
 
 if TYPE_CHECKING:
+    from sane.llm import LLMSettings
     from sane.report import Funnel
 
 app = typer.Typer(
@@ -134,10 +133,13 @@ def llm_settings(
     concurrency: int,
     max_calls: int | None,
     max_cost: float | None,
-    timeout_s: float = LLMSettings().timeout_s,
+    timeout_s: float | None = None,
 ) -> LLMSettings:
+    from sane.llm import LLMSettings
+
     if script is not None and not script.is_file():
         raise InputError(str(script), "--script", "file not found")
+    timeout = {} if timeout_s is None else {"timeout_s": timeout_s}
     return LLMSettings(
         cache_path=cache,
         script_path=script,
@@ -145,12 +147,14 @@ def llm_settings(
         concurrency=concurrency,
         max_calls=max_calls,
         max_cost=max_cost,
-        timeout_s=timeout_s,
+        **timeout,
     )
 
 
 def print_validity(funnel: Funnel) -> None:
     """The suite's own validity in plain words: a failed panel first, then guards and controls."""
+    from sane.validators.guards import guard_text
+
     controls = funnel.controls
     if controls is not None and controls.failed:
         err.print(f"WARNING: {controls.summary}", style="bold red", markup=False)

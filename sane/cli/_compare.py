@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from sane.cli._common import app, errors_to_exit_codes, out
-from sane.suites.compare import SuiteComparison, compare_suites
+
+if TYPE_CHECKING:
+    from sane.suites.compare import SuiteComparison
 
 
 def _fmt(value: float | None) -> str:
@@ -81,6 +83,8 @@ def compare(
 ) -> None:
     """Compare two suites of one scorer: profile MAE, ranking agreement, recipe overlap."""
     with errors_to_exit_codes():
+        from sane.suites.compare import compare_suites
+
         result = compare_suites(suite_a, suite_b, similarity=similarity, seed=seed)
     if as_json:
         sys.stdout.write(json.dumps(result.model_dump(mode="json"), indent=2) + "\n")

@@ -19,8 +19,7 @@ from sane.cli._common import (
     print_validity,
     progress_display,
 )
-from sane.demo import DemoPlan, run_demo
-from sane.llm import LLMSettings
+from sane.demo import DemoPlan
 
 
 @app.command()
@@ -46,6 +45,9 @@ def demo(
     quiet: Quiet = False,
 ) -> None:
     """The offline end-to-end run: a suite for a built-in spec, executed on local targets."""
+    from sane.demo import run_demo
+    from sane.llm import LLMSettings
+
     plan = DemoPlan(spec=spec, model=model, panel=panel, **({"targets": target} if target else {}))
     err.print(
         f"sane demo: {plan.spec} with {plan.model} as agent and oracle "

@@ -14,7 +14,6 @@ import typer
 from rich.table import Table
 
 from sane.cli._common import app, errors_to_exit_codes, out
-from sane.suites.library import RecipeLibrary
 
 library_app = typer.Typer(help="The recipe library: aligned recipes across suites and scorers.")
 app.add_typer(library_app, name="library")
@@ -29,6 +28,8 @@ def add(
 ) -> None:
     """Add the aligned recipes of one or more suites to the library (re-adding replaces)."""
     with errors_to_exit_codes():
+        from sane.suites.library import RecipeLibrary
+
         store = RecipeLibrary(library, create=True)
         try:
             results = [store.add_suite(suite) for suite in suites]
@@ -50,6 +51,8 @@ def stats(
 ) -> None:
     """Unique aligned recipes per scorer and over scorer subsets (SANE section 5.1)."""
     with errors_to_exit_codes():
+        from sane.suites.library import RecipeLibrary
+
         store = RecipeLibrary(library)
         try:
             result = store.stats()

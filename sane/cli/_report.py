@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from sane import api
 from sane.cli._common import (
     ApiBase,
     Cache,
@@ -23,11 +24,12 @@ from sane.cli._common import (
     out,
 )
 from sane.errors import InputError
-from sane.llm import LLMSettings
-from sane.report import HumanAlignment, Report, build_report, render_markdown
-from sane.report._html import suite_html
-from sane.report.human_data import human_benchmark
-from sane.suites.store import SuiteStore
+
+if TYPE_CHECKING:
+    from sane.llm import LLMSettings
+    from sane.report import HumanAlignment, Report
+
+FORMATS = ("summary", "json", "md", "html")
 
 
 def _read_human(path: Path) -> dict[str, float]:
@@ -55,28 +57,103 @@ def _read_human(path: Path) -> dict[str, float]:
 @app.command()
 def report(
     suite: Annotated[Path, typer.Argument(help="Suite file.")],
-    format: Annotated[str, typer.Option("--format", "-f", help="json, md or html.")] = "json",
+    format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            help="summary, json, md or html (default: summary on a terminal, json otherwise).",
+        ),
+    ] = None,
     out_file: Annotated[Path | None, typer.Option("--out", help="Write here, not stdout.")] = None,
     human: Annotated[Path | None, typer.Option(help="CSV of target,human score.")] = None,
 ) -> None:
     """Print or write the suite's report."""
-    renderers = {
-        "json": lambda r: json.dumps(r.model_dump(mode="json"), indent=2),
-        "md": render_markdown,
-    }
+    from sane import api
+
     with errors_to_exit_codes():
-        if format not in renderers and format != "html":
-            raise InputError(None, "--format", f"unknown format '{format}' (json, md, html)")
+        if format is None:
+            format = "summary" if out_file is None and sys.stdout.isatty() else "json"
+        if format not in FORMATS:
+            raise InputError(None, "--format", f"unknown format '{format}' ({', '.join(FORMATS)})")
         scores = _read_human(human) if human else None
         if format == "html":  # the page also shows each fault's recipe text
+            from sane.report import suite_html
+
             text = suite_html(suite, human=scores)
         else:
-            text = renderers[format](api.report(suite, human=scores))
+            built = api.report(suite, human=scores)
+            if format == "summary" and out_file is None:
+                _print_summary(built)
+                return
+            text = _render(built, format)
     if out_file is None:
         sys.stdout.write(text + "\n")
     else:
         out_file.write_text(text + "\n", encoding="utf-8")
         err.print(f"wrote {out_file}")
+
+
+def _render(report: Report, format: str) -> str:
+    from sane.report import render_markdown
+
+    if format == "json":
+        return json.dumps(report.model_dump(mode="json"), indent=2)
+    if format == "md":
+        return render_markdown(report)
+    from rich.console import Console
+
+    console = Console(width=100, record=True, file=io.StringIO())
+    for renderable in summary_renderables(report):
+        console.print(renderable)
+    return console.export_text().rstrip("\n")
+
+
+def _print_summary(report: Report) -> None:
+    for renderable in summary_renderables(report):
+        out.print(renderable)
+
+
+def summary_renderables(report: Report) -> list[object]:
+    """What a person reads first: whether the panel can be trusted, the funnel, the targets,
+    then where the rest is (`--format md|html|json`)."""
+    funnel = report.validity
+    lines: list[object] = []
+    if funnel.controls is not None and funnel.controls.failed:
+        lines.append(f"[bold red]WARNING: {escape(funnel.controls.summary)}[/]")
+    elif funnel.controls is not None:
+        lines.append(escape(funnel.controls.summary))
+    else:
+        lines.append("This suite has no planted controls: its panel's error is unmeasured.")
+    lines.append(
+        f"{escape(report.suite.scorer)}: {funnel.candidate_recipes} candidate recipes, "
+        f"{funnel.aligned_recipes} aligned, {funnel.validated_families} validated families, "
+        f"{funnel.joint_valid_cases} joint-valid cases (tau = {funnel.tau})"
+    )
+    if report.targets:
+        table = Table(title="Targets by pass rate")
+        for column in ("rank", "target", "pass rate", "Wilson 95%", "faults", "errors", "cases"):
+            table.add_column(column)
+        ranks = {entry.target: entry.rank for entry in report.ranking}
+        for name, summary in sorted(
+            report.targets.items(), key=lambda item: (ranks.get(item[0]) or 10**9, item[0])
+        ):
+            no_result = summary.passes + summary.faults == 0
+            table.add_row(
+                str(ranks.get(name) or "-"),
+                escape(name),
+                "[red]error: no result[/]" if no_result else _fmt(summary.pass_rate),
+                _fmt_ci(summary.pass_rate_ci),
+                str(summary.faults),
+                str(summary.errors),
+                str(summary.cases_run),
+            )
+        lines.append(table)
+    if report.not_executed:
+        lines.append("not executed: " + escape(", ".join(report.not_executed)))
+    lines.append("[dim]faults with evidence: --format md or html; every number: --format json[/]")
+    return lines
 
 
 def _parse_fields(pairs: list[str] | None) -> dict[str, str]:
@@ -180,6 +257,11 @@ def _rank_report(
     timeout: float,
     llm: LLMSettings,
 ) -> Report:
+    from sane import api
+    from sane.report import build_report
+    from sane.report.human_data import human_benchmark
+    from sane.suites.store import SuiteStore
+
     if human is not None and human_data is not None:
         raise InputError(None, "--human-data", "give either --human or --human-data, not both")
     if human_data is None:

@@ -12,17 +12,6 @@ import typer
 from sane.cli._common import app, err, errors_to_exit_codes
 from sane.errors import InputError
 from sane.records import Question
-from sane.review import (
-    agreement,
-    load_labels,
-    read_labels,
-    render_agreement,
-    review_items,
-    sample_items,
-    save_labels,
-    write_items,
-)
-from sane.suites.store import SuiteStore
 
 review_app = typer.Typer(
     help="Human review of the oracle panel: export, import labels, agreement.",
@@ -45,6 +34,9 @@ def export(
     ] = False,
 ) -> None:
     """Write panel decisions for human labelling (empty human_label column)."""
+    from sane.review import review_items, sample_items, write_items
+    from sane.suites.store import SuiteStore
+
     with errors_to_exit_codes():
         store = SuiteStore(suite, readonly=True)
         try:
@@ -53,7 +45,7 @@ def export(
             store.close()
         items = sample_items(review_items(snapshot, question), sample, seed)
         written = write_items(items, out, show_panel=show_panel)
-    err.print(f"wrote {written} {question.value} item(s) to {out}", markup=False)
+    err.print(f"wrote {written} {question.value} item(s) to {out}", markup=False, soft_wrap=True)
 
 
 @review_app.command("import")
@@ -62,6 +54,9 @@ def import_(
     file: Annotated[Path, typer.Argument(help="Labelled review file (.csv or .jsonl).")],
 ) -> None:
     """Store the human labels of a review file in the suite (blank labels are skipped)."""
+    from sane.review import read_labels, save_labels
+    from sane.suites.store import SuiteStore
+
     with errors_to_exit_codes():
         labels, blank = read_labels(file)
         store = SuiteStore(suite)
@@ -82,7 +77,43 @@ def import_(
             saved = save_labels(store, labels, source=file.name)
         finally:
             store.close()
-    err.print(f"imported {saved} label(s); {blank} row(s) without a label", markup=False)
+    err.print(f"imported {saved} label(s); {blank} row(s) without a label", markup=False, soft_wrap=True)
+
+
+@review_app.command("apply")
+def apply_(suite: Annotated[Path, typer.Argument(help="Suite file.")]) -> None:
+    """Put the imported human labels in place of the panel's decisions; recount families."""
+    from sane.review import apply_labels
+    from sane.suites.store import SuiteStore
+
+    with errors_to_exit_codes():
+        store = SuiteStore(suite, writer=True)
+        try:
+            result = apply_labels(store)
+        finally:
+            store.close()
+    changed = sum(result.changed.values())
+    err.print(
+        f"applied {sum(result.applied.values())} human decision(s), {changed} different from "
+        f"the panel's; validated families {result.validated_before} -> {result.validated_after}"
+        + (f" (gained {', '.join(result.gained)})" if result.gained else "")
+        + (f" (lost {', '.join(result.lost)})" if result.lost else ""),
+        markup=False,
+        soft_wrap=True,
+    )
+    if result.need_cases:
+        err.print(
+            f"{len(result.need_cases)} recipe(s) aligned by reviewers have no cases yet: rerun "
+            "`sane generate` with the suite's options to write and judge them",
+            markup=False,
+            soft_wrap=True,
+        )
+    if result.cases_to_execute:
+        err.print(
+            f"{result.cases_to_execute} valid case result(s) missing: run `sane execute {suite}`",
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 @review_app.command("agreement")
@@ -91,6 +122,9 @@ def agreement_(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Panel vs. human: accuracy, Cohen's kappa, and the effect on validated families."""
+    from sane.review import agreement, load_labels, render_agreement
+    from sane.suites.store import SuiteStore
+
     with errors_to_exit_codes():
         store = SuiteStore(suite, readonly=True)
         try:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sane import api
 from sane.cli._common import (
     EXIT_NOTHING_MEASURED,
     ApiBase,
@@ -28,9 +27,9 @@ from sane.cli._common import (
     progress_display,
 )
 from sane.errors import InputError
-from sane.estimate import estimate_inputs, render_estimate
-from sane.llm import LLMSettings
-from sane.report import build_report
+
+if TYPE_CHECKING:
+    from sane.llm import LLMSettings
 
 Router = Annotated[
     Path | None,
@@ -113,6 +112,10 @@ def generate(
     ] = False,
 ) -> None:
     """Derive, validate and store a scorer-specific test suite."""
+    from sane import api
+    from sane.estimate import estimate_inputs, render_estimate
+    from sane.report import build_report
+
     if dry_run:
         with errors_to_exit_codes():
             plan = estimate_inputs(
@@ -187,6 +190,8 @@ def execute(
     quiet: Quiet = False,
 ) -> None:
     """Run the suite's validated families against target scorers."""
+    from sane import api
+
     with errors_to_exit_codes(), progress_display(not quiet) as progress:
         records = api.execute(
             suite,

@@ -14,7 +14,6 @@ import typer
 
 from sane.cli._common import app, err, errors_to_exit_codes
 from sane.cli._report import _read_human
-from sane.report._serve import make_server
 
 
 @app.command()
@@ -29,6 +28,8 @@ def view(
     """Serve the suite's report on loopback, updating as results land (Ctrl-C stops)."""
     with errors_to_exit_codes():
         scores = _read_human(human) if human else None
+        from sane.report._serve import make_server
+
         server = make_server(
             suite, host=host, port=port, human=scores, interval_ms=round(interval * 1000)
         )

@@ -10,11 +10,13 @@ each kind registers a factory that gets the argument.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from sane.errors import InputError
-from sane.llm import LLMClient
 from sane.records import Capability, Example, Recipe, RunConfig, ScorerSpec
+
+if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
+    from sane.llm import LLMClient
 
 OPTION = "--generator"
 

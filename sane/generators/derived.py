@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sane import agents
 from sane.errors import InputError
 from sane.generators.base import OPTION, register_generator
-from sane.llm import LLMClient
 from sane.records import Capability, Example, Recipe, RunConfig, ScorerSpec
+
+if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
+    from sane.llm import LLMClient
 
 
 class DerivedGenerator:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -23,7 +24,6 @@ from sane import _yaml as strict_yaml
 from sane.errors import InputError
 from sane.generators.base import OPTION, register_generator
 from sane.generators.transforms import TRANSFORMS
-from sane.llm import LLMClient
 from sane.records import (
     Capability,
     Example,
@@ -34,6 +34,9 @@ from sane.records import (
     ScorerSpec,
 )
 from sane.validators.relations import mirror
+
+if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
+    from sane.llm import LLMClient
 
 KEY_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 

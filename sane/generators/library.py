@@ -17,12 +17,15 @@ resumed run) finds it again by key, not by position.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from sane.errors import InputError
 from sane.generators.base import OPTION, register_generator
 from sane.generators.derived import DerivedGenerator
-from sane.llm import LLMClient
 from sane.records import Capability, Example, Recipe, RunConfig, ScorerSpec
+
+if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
+    from sane.llm import LLMClient
 
 CAPABILITY_PREFIX = "cap-lib-"
 _SOURCE = re.compile(r"\[library recipe (?P<key>[0-9a-f]+) from (?P<scorer>[^\]]+)\]")

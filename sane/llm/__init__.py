@@ -4,16 +4,28 @@
 `scripted[/name]` (deterministic answers from a rules file, for tests) and
 `local/<name>` (embedded offline models), with content-addressed caching,
 retries with backoff, a concurrency limit, budgets and a CallRecord per call.
+
+The names below load their module on first use: the client pulls in litellm and its
+routes, which commands that make no call (help, report, check) should not pay for.
 """
 
 import os
+from importlib import import_module
 
 # litellm fetches a price list from the internet when it is imported; the product runs
 # offline, so the bundled list is forced before any submodule imports litellm.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from sane.llm._client import LLMClient
-from sane.llm._models import check_model, model_problem
-from sane.llm._settings import LLMSettings
-
+_EXPORTS = {
+    "LLMClient": "sane.llm._client",
+    "LLMSettings": "sane.llm._settings",
+    "check_model": "sane.llm._models",
+    "model_problem": "sane.llm._models",
+}
 __all__ = ["LLMClient", "LLMSettings", "check_model", "model_problem"]
+
+
+def __getattr__(name: str) -> object:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'sane.llm' has no attribute {name!r}")

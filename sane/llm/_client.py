@@ -18,7 +18,6 @@ import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import litellm
 from pydantic import BaseModel
 
 from sane.errors import LLMError
@@ -287,6 +286,8 @@ class LLMClient:
             **route.kwargs,
         }
         kwargs.update({name: value for name, value in params.items() if value is not None})
+        import litellm  # imported and set up by the client's constructor (ensure_litellm_ready)
+
         complete = litellm.acompletion
         if route.via_router:
             complete = self._router.get(model, route.litellm_model).acompletion
@@ -321,6 +322,8 @@ def _cost(response: Any) -> float:
     hidden = getattr(response, "_hidden_params", None)
     if isinstance(hidden, dict) and "response_cost" in hidden:
         return float(hidden["response_cost"] or 0.0)
+    import litellm
+
     try:
         return float(litellm.completion_cost(completion_response=response) or 0.0)
     except Exception:  # noqa: BLE001 - unknown models have no price

@@ -3,6 +3,8 @@
 litellm logs chatty messages and has its own telemetry and retries; the
 product must run quietly and see every attempt, so litellm's own logging,
 telemetry and retries are turned off here (the client does retries itself).
+litellm takes seconds to import, so it is imported here on the first client, never at
+`import sane`: commands that make no call (help, report, check) start fast.
 """
 
 from __future__ import annotations
@@ -11,9 +13,6 @@ import logging
 import threading
 import warnings
 
-import litellm
-
-from sane.llm import _local, _router, _scripted  # noqa: F401 - routes register on import
 from sane.llm._providers import CUSTOM_PROVIDERS
 
 _ready = False
@@ -27,6 +26,10 @@ def ensure_litellm_ready() -> None:
     with _ready_lock:
         if _ready:
             return
+        import litellm
+
+        from sane.llm import _local, _scripted  # noqa: F401 - their routes register on import
+
         litellm.suppress_debug_info = True
         litellm.set_verbose = False
         litellm.telemetry = False

@@ -21,6 +21,7 @@ from sane.records import (
     ExecutionRecord,
     OutputContract,
     PanelDecision,
+    Question,
     Recipe,
     SuiteSnapshot,
     Verdict,
@@ -40,6 +41,8 @@ from sane.report._models import (
     HumanAlignment,
     RankingEntry,
     Report,
+    ReviewOverride,
+    ReviewSummary,
     SliceRankingEntry,
     SuiteInfo,
     TargetSummary,
@@ -60,7 +63,7 @@ from sane.stats import (
     threshold_sensitivity,
 )
 from sane.validators import controls
-from sane.validators.families import aligned_recipe_ids
+from sane.validators.families import aligned_recipe_ids, panel_decisions
 from sane.validators.guards import guarded_cases, recipe_rejections
 
 
@@ -413,6 +416,35 @@ def _target_summary(
     )
 
 
+def _review(snapshot: SuiteSnapshot, validity: _Validity) -> ReviewSummary | None:
+    """Reviewers' decisions in force, and what the panel's own would have validated."""
+    decided = {
+        Question.alignment: snapshot.alignment,
+        Question.realization: snapshot.realization,
+        Question.applicability: snapshot.applicability,
+    }
+    human = {q: [d for d in ds.values() if d.by_human] for q, ds in decided.items()}
+    if not any(human.values()):
+        return None
+    panel_only = snapshot.model_copy(
+        update={q.value: panel_decisions(ds) for q, ds in decided.items()}
+    )
+    return ReviewSummary(
+        applied={q.value: len(ds) for q, ds in human.items()},
+        changed=[
+            ReviewOverride(
+                question=q.value, subject_id=d.subject_id,
+                panel=d.panel.value if d.panel else "none", human=d.decision.value,
+            )  # fmt: skip
+            for q, ds in human.items()
+            for d in sorted(ds, key=lambda d: d.subject_id)
+            if d.decision is not d.panel
+        ],
+        validated_by_panel=len(_validity(panel_only).validated),
+        validated=len(validity.validated),
+    )
+
+
 # --------------------------------------------------------------------- ranking
 
 
@@ -527,6 +559,11 @@ def _faults(
                 relation_spec=recipe.relation.model_dump(mode="json"),
                 tolerance=execution.tolerance,
                 example_index=case.example_index,
+                context={
+                    field: text
+                    for field, text in case.example.items()
+                    if field != snapshot.spec.scored_field
+                },
                 variants=case.variants,
                 scores=execution.scores,
                 normalised=execution.normalised,
@@ -673,5 +710,6 @@ def build_report(
         errors=_errors(snapshot, runs),
         calls=_calls(snapshot),
         not_executed=sorted({t.name for t in snapshot.spec.targets} - set(targets)),
+        review=_review(snapshot, validity),
         warnings=validity.warnings + run_warnings,
     )

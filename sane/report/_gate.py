@@ -52,6 +52,17 @@ class Limits(BaseModel):
         return self.min_pass_rate_per_target.get(target, self.min_pass_rate)
 
 
+class GateFileSpec(Limits):
+    """A gate file of the pytest plugin (`sane_check*.yaml`): the suite, optionally the
+    targets, and the limits under the names of `Limits`' fields."""
+
+    suite: str  # relative to the gate file
+    targets: list[str] | None = None
+
+    def limits(self) -> Limits:
+        return Limits.model_validate(self.model_dump(exclude={"suite", "targets"}))
+
+
 class Check(BaseModel):
     """One measured count against one limit."""
 
@@ -105,7 +116,9 @@ def _measures(report: Report, target: str, limits: Limits) -> list[Check]:
     for requirement, limit in sorted(limits.max_faults_per_requirement.items()):
         group = scored.by_requirement.get(requirement) if scored else None
         value = None if scored is None else (group.faults if group else 0)
-        rows.append(Check(target=target, measure=f"faults[{requirement}]", value=value, limit=limit))
+        rows.append(
+            Check(target=target, measure=f"faults[{requirement}]", value=value, limit=limit)
+        )
     floor = limits.pass_rate_floor(target)
     if floor is not None:
         rate = scored.pass_rate if scored else None

@@ -121,6 +121,7 @@ def _fault_row(
         "ex": fault.example_index,
         "det": fault.detail,
         "v": diffs[fault.case_id],
+        "ctx": fault.context,
         "s": fault.scores,
         "n": fault.normalised,
         "gap": _spread(fault.normalised),

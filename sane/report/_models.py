@@ -212,6 +212,7 @@ class FaultEvidence(_Model):
     relation_spec: dict[str, Any]
     tolerance: float
     example_index: int
+    context: dict[str, str] = Field(default_factory=dict)  # the example's other fields
     variants: dict[str, str]
     scores: dict[str, list[float | None]]
     normalised: dict[str, list[float | None]]
@@ -258,6 +259,25 @@ class CallSummary(CallTotals):
     by_task: dict[str, CallTotals] = Field(default_factory=dict)
 
 
+class ReviewOverride(_Model):
+    """A decision a reviewer made otherwise than the panel."""
+
+    question: str
+    subject_id: str
+    panel: str  # "none": the panel never decided it
+    human: str
+
+
+class ReviewSummary(_Model):
+    """Reviewers' decisions in force (`sane review apply`): how many per question, those that
+    differ from the panel's, and the validated-family count the panel alone would give."""
+
+    applied: dict[str, int]
+    changed: list[ReviewOverride]
+    validated_by_panel: int
+    validated: int
+
+
 class Report(_Model):
     """The whole report. ``model_dump(mode="json")`` is the `sane report` JSON document."""
 
@@ -276,4 +296,5 @@ class Report(_Model):
     errors: ErrorSummary = Field(default_factory=ErrorSummary)
     calls: CallSummary = Field(default_factory=CallSummary)
     not_executed: list[str] = Field(default_factory=list)
+    review: ReviewSummary | None = None  # None: no reviewer's decision is in force
     warnings: list[str] = Field(default_factory=list)

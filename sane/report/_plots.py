@@ -64,12 +64,18 @@ def pass_rate_plot(report: Report) -> PassRatePlot:
                 x=None if rate is None else _x(rate),
                 x_lo=None if ci is None else _x(ci[0]),
                 x_hi=None if ci is None else _x(ci[1]),
-                text="no judged case" if rate is None else f"{rate:.1%}",
+                text=f"{rate:.1%}"
+                if rate is not None
+                else ("error on every case" if summary.errors else "no judged case"),
             )
         )
     ticks = [Tick(_x(v / 4), f"{v * 25}%") for v in range(5)]
     height = TOP + max(len(rows), 1) * ROW + 24
     return PassRatePlot(WIDTH, height, LEFT, _x(1.0), rows, ticks)
+
+
+LABEL_HEIGHT = 12  # px of one label line (the report's SVG font)
+LABEL_CHAR = 6.2  # px per character, an upper estimate for the labels' font
 
 
 @dataclass
@@ -78,6 +84,23 @@ class Point:
     x: float
     y: float
     text: str
+    label_y: float = 0.0  # where the label's baseline goes, moved down past other labels
+
+
+def place_labels(points: list[Point]) -> None:
+    """Put each label just above its dot, moved down a line at a time until it overlaps no
+    label already placed: targets with close scores would print their names over each other."""
+    placed: list[tuple[float, float, float]] = []  # x from, x to, baseline
+    for point in sorted(points, key=lambda p: (p.y, p.x)):
+        x0, x1 = point.x + 7, point.x + 7 + LABEL_CHAR * min(len(point.label), 24)
+        baseline = point.y - 6
+        while any(
+            x0 < right and left < x1 and abs(baseline - y) < LABEL_HEIGHT
+            for left, right, y in placed
+        ):
+            baseline += LABEL_HEIGHT
+        point.label_y = round(baseline, 1)
+        placed.append((x0, x1, baseline))
 
 
 @dataclass
@@ -108,6 +131,7 @@ def stability_plot(report: Report, size: int = 340, pad: int = 44) -> ScatterPlo
             )
         )
     ticks = [Tick(round(pad + v / 4 * span, 1), f"{v / 4:.2f}") for v in range(5)]
+    place_labels(points)
     return ScatterPlot(size, pad, points, ticks, missing)
 
 

@@ -5,6 +5,8 @@ and measure the panel's agreement with the humans (the SANE paper's missing piec
   :func:`write_items` writes them as CSV or JSONL with an empty ``human_label`` column.
 - :func:`read_labels` reads a labelled file; :func:`save_labels` / :func:`load_labels`
   keep the labels in the suite file (table ``human_labels``).
+- :func:`apply_labels` puts the labels in place of the panel's decisions (`sane review
+  apply`): families are counted again and the report lists the overrides.
 - :func:`agreement` reports accuracy and Cohen's kappa per decision type and the
   estimated effect on the validated-family count.
 """
@@ -17,6 +19,7 @@ from sane.review._agreement import (
     cohen_kappa,
     render_agreement,
 )
+from sane.review._apply import ApplyResult, apply_labels
 from sane.review._files import read_labels, write_items
 from sane.review._items import ReviewItem, review_items, sample_items
 from sane.review._labels import HumanLabel, load_labels, save_labels
@@ -24,10 +27,12 @@ from sane.review._labels import HumanLabel, load_labels, save_labels
 __all__ = [
     "Agreement",
     "AgreementReport",
+    "ApplyResult",
     "FamilyEffect",
     "HumanLabel",
     "ReviewItem",
     "agreement",
+    "apply_labels",
     "cohen_kappa",
     "load_labels",
     "read_labels",

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sane.records import Case, Decision, PanelDecision, Question, SuiteSnapshot
 from sane.report.formatting import markdown_environment
 from sane.stats import pass_rate_ci
-from sane.validators.families import count_family
+from sane.validators.families import count_family, panel_decisions
 
 
 class _Model(BaseModel):
@@ -209,10 +209,11 @@ def agreement(
     snapshot: SuiteSnapshot, labels: Mapping[Question, Mapping[str, bool]]
 ) -> AgreementReport:
     """The panel's agreement with the human labels and the effect on validated families."""
+    # the panel's own decisions, also where `sane review apply` put the reviewers' in force
     panel = {
-        Question.alignment: snapshot.alignment,
-        Question.realization: snapshot.realization,
-        Question.applicability: snapshot.applicability,
+        Question.alignment: panel_decisions(snapshot.alignment),
+        Question.realization: panel_decisions(snapshot.realization),
+        Question.applicability: panel_decisions(snapshot.applicability),
     }
     notes: list[str] = []
     stats = {q: _agreement(q, panel[q], labels.get(q, {})) for q in Question}

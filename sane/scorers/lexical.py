@@ -3,7 +3,9 @@
 Each compares the spec's scored field (the candidate) with a reference field of
 the same record, on a 0..1 higher-is-better contract. They are deterministic,
 so the executor scores them once and batches them. The heavy lifting is done by
-rouge-score and sacrebleu; token F1 is the few lines of the SQuAD script.
+rouge-score and sacrebleu (imported on first use: rouge-score pulls in nltk and scipy,
+a second of start-up for every command otherwise); token F1 is the few lines of the SQuAD
+script.
 """
 
 from __future__ import annotations
@@ -14,9 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-
-import sacrebleu
-from rouge_score import rouge_scorer
+from typing import Any
 
 from sane.errors import InputError, ScorerError
 from sane.records import OutputContract, TargetConfig
@@ -29,7 +29,9 @@ UNIT_CONTRACT = OutputContract(type="continuous", min=0.0, max=1.0, higher_is_be
 
 
 @cache
-def _rouge() -> rouge_scorer.RougeScorer:
+def _rouge() -> Any:
+    from rouge_score import rouge_scorer
+
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
 
 
@@ -40,11 +42,15 @@ def rouge_l(candidate: str, reference: str) -> float:
 
 def bleu(candidate: str, reference: str) -> float:
     """Sentence BLEU (sacrebleu, effective order), scaled to 0..1."""
+    import sacrebleu
+
     return sacrebleu.sentence_bleu(candidate, [reference]).score / 100.0
 
 
 def chrf(candidate: str, reference: str) -> float:
     """Sentence chrF (sacrebleu), scaled to 0..1."""
+    import sacrebleu
+
     return sacrebleu.sentence_chrf(candidate, [reference]).score / 100.0
 
 

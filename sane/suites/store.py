@@ -87,10 +87,17 @@ class SuiteStore:
             self.db = sqlite_utils.Database(conn)
             if create:
                 self._create_tables()
-            # suites written before targets were frozen into them gain the table here
+            # suites written before targets were frozen into them, or before review
+            # decisions could be applied, gain these tables here
             self.db["targets"].create(
                 {"name": str, "seq": int, "json": str}, pk="name", if_not_exists=True
             )
+            self.db["review_overrides"].create(
+                {"subject_id": str, "question": str, "decision": str, "source": str,
+                 "applied": str},
+                pk=("subject_id", "question"),
+                if_not_exists=True,
+            )  # fmt: skip
         except BaseException:
             if self._lock is not None:
                 self._lock.release()
@@ -240,6 +247,11 @@ class SuiteStore:
     def mark(self, stage: str) -> None:
         self._set_meta(f"done:{stage}", True)
 
+    def reopen(self, stages: Iterable[str]) -> None:
+        """Mark stages as not done, so the next run does their missing work."""
+        for stage in stages:
+            self.db.execute("delete from meta where key = ?", [f"done:{stage}"])
+
     def is_done(self, stage: str) -> bool:
         return bool(self._get_meta(f"done:{stage}"))
 
@@ -306,26 +318,76 @@ class SuiteStore:
         )
 
     def decisions(self, question: Question) -> dict[str, PanelDecision]:
+        """The decisions in force: the panel's, or a reviewer's where `sane review apply`
+        put one in its place (table `review_overrides`; the panel's decision is kept)."""
         votes: dict[str, list[Vote]] = {}
         for row in self.db.query(
             "select * from votes where question = ? order by subject_id, sample_index",
             [question.value],
         ):
             votes.setdefault(row["subject_id"], []).append(Vote.model_validate(row))
-        return {
-            row["subject_id"]: PanelDecision(
-                subject_id=row["subject_id"],
+        human = self.overrides(question)
+        decided = {}
+        for row in self.db.query("select * from decisions where question = ?", [question.value]):
+            subject, panel = row["subject_id"], Decision(row["decision"])
+            override = human.get(subject)
+            decided[subject] = PanelDecision(
+                subject_id=subject,
                 question=question,
-                decision=Decision(row["decision"]),
-                votes=votes.get(row["subject_id"], []),
+                decision=panel if override is None else override,
+                votes=votes.get(subject, []),
+                by_human=override is not None,
+                panel_decision=None if override is None else panel,
             )
-            for row in self.db.query("select * from decisions where question = ?", [question.value])
-        }
+        for subject, override in human.items():  # items the panel never decided
+            if subject not in decided:
+                decided[subject] = PanelDecision(
+                    subject_id=subject, question=question, decision=override, votes=[],
+                    by_human=True,
+                )  # fmt: skip
+        return decided
+
+    def put_overrides(
+        self, question: Question, decisions: dict[str, Decision], source: str
+    ) -> None:
+        """Put reviewers' decisions in place of the panel's, all in one transaction."""
+        applied = _now()
+        rows = [
+            [subject, question.value, d.value, source, applied] for subject, d in decisions.items()
+        ]
+        self.db.execute("BEGIN")
+        try:
+            self.db.conn.executemany(
+                "insert or replace into review_overrides values (?, ?, ?, ?, ?)", rows
+            )
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def overrides(self, question: Question) -> dict[str, Decision]:
+        if not self.db["review_overrides"].exists():  # an old suite opened read-only
+            return {}
+        rows = self.db.query(
+            "select subject_id, decision from review_overrides where question = ?",
+            [question.value],
+        )
+        return {row["subject_id"]: Decision(row["decision"]) for row in rows}
 
     # ----------------------------------------------------------------- families
-    def put_families(self, families: Iterable[Family]) -> None:
-        rows = [{"recipe_id": f.recipe_id, "json": f.model_dump_json()} for f in families]
-        self.db["families"].upsert_all(rows, pk="recipe_id")
+    def put_families(self, families: Iterable[Family], *, replace: bool = False) -> None:
+        """Store family rows; `replace` drops the rows of recipes not among them (a recount
+        after reviewers' decisions), in the same transaction."""
+        rows = [[f.recipe_id, f.model_dump_json()] for f in families]
+        self.db.execute("BEGIN")
+        try:
+            if replace:
+                self.db.execute("delete from families")
+            self.db.conn.executemany("insert or replace into families values (?, ?)", rows)
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
     def families(self) -> list[Family]:
         rows = self.db.query(

@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from sane.records import Case, Decision, Family, PanelDecision, Recipe, RunConfig
+from sane.records import Case, Decision, Family, PanelDecision, Question, Recipe, RunConfig
 from sane.validators.ballots import needs_mirror_rejected
 from sane.validators.controls import contrastive_aligned
-from sane.validators.guards import recipe_rejections
+from sane.validators.guards import guarded_cases, recipe_rejections
+
+if TYPE_CHECKING:
+    from sane.suites.store import SuiteStore
+
+
+def panel_decisions(decisions: Mapping[str, PanelDecision]) -> dict[str, PanelDecision]:
+    """The panel's own decisions, as if no reviewer's decision had been applied (items only
+    a reviewer decided are left out)."""
+    own = {}
+    for subject, d in decisions.items():
+        if not d.by_human:
+            own[subject] = d
+        elif d.panel_decision is not None:
+            reverted = {"decision": d.panel_decision, "by_human": False, "panel_decision": None}
+            own[subject] = d.model_copy(update=reverted)
+    return own
 
 
 def is_yes(decisions: dict[str, PanelDecision], subject_id: str) -> bool:
@@ -19,14 +36,22 @@ def aligned_recipe_ids(
     recipes: Iterable[Recipe], alignment: Mapping[str, PanelDecision], config: RunConfig
 ) -> set[str]:
     """The recipes a suite tests: accepted by the panel (and, for a contrastive or blind
-    panel, with their mirror not accepted) and rejected by no validity guard. The one place this rule lives."""
+    panel, with their mirror not accepted) and rejected by no validity guard. A reviewer's
+    decision (`sane review apply`) is final: the mirror does not overrule it, a guard does.
+    The one place this rule lives."""
     recipes = list(recipes)
     rejected = recipe_rejections(recipes)
-    if needs_mirror_rejected(config):
-        accepted = {r.id for r in recipes if contrastive_aligned(r.id, alignment)}
-    else:
-        accepted = {r.id for r in recipes if is_yes(dict(alignment), r.id)}
-    return accepted - set(rejected)
+    mirror_rejected = needs_mirror_rejected(config)
+
+    def accepted(recipe_id: str) -> bool:
+        decision = alignment.get(recipe_id)
+        if decision is not None and decision.by_human:
+            return decision.decision is Decision.yes
+        if mirror_rejected:
+            return contrastive_aligned(recipe_id, alignment)
+        return is_yes(dict(alignment), recipe_id)
+
+    return {r.id for r in recipes if accepted(r.id)} - set(rejected)
 
 
 def count_family(
@@ -64,3 +89,48 @@ def joint_valid_cases(
         for c in cases
         if c.id not in excluded and is_yes(realization, c.id) and is_yes(applicability, c.id)
     ]
+
+
+def count_families(
+    recipes: Iterable[Recipe],
+    cases: Mapping[str, list[Case]],
+    realization: dict[str, PanelDecision],
+    applicability: dict[str, PanelDecision],
+    config: RunConfig,
+) -> list[Family]:
+    """The family of every recipe given (the aligned ones), counted from the decisions in
+    force; a family with fewer cases than planned was stopped early by sequential
+    generation, and says why."""
+    families = []
+    for recipe in recipes:
+        stored = cases.get(recipe.id, [])
+        family = count_family(
+            recipe.id,
+            stored,
+            realization,
+            applicability,
+            config.threshold,
+            excluded=set(guarded_cases([recipe], stored)),
+        )
+        skipped = max(config.cases - family.cases, 0)
+        if skipped:
+            stopped = "reached_tau" if family.validated else "could_not_reach_tau"
+            family = family.model_copy(update={"skipped": skipped, "stopped": stopped})
+        families.append(family)
+    return families
+
+
+def family_counts(store: SuiteStore, config: RunConfig) -> list[Family]:
+    """The families of a suite's aligned recipes, from the decisions in force: the family
+    stage stores these, and `sane review apply` stores them again after reviewers' decisions
+    replace the panel's."""
+    recipes = store.recipes()
+    aligned = aligned_recipe_ids(recipes, store.decisions(Question.alignment), config)
+    chosen = [recipe for recipe in recipes if recipe.id in aligned]
+    return count_families(
+        chosen,
+        {recipe.id: store.cases(recipe.id) for recipe in chosen},
+        store.decisions(Question.realization),
+        store.decisions(Question.applicability),
+        config,
+    )

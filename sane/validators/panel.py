@@ -15,11 +15,14 @@ decision is the one the full panel would reach; only the number of calls differs
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from sane.errors import LLMError
-from sane.llm import LLMClient
 from sane.records import Decision, PanelDecision, Question, Vote
 from sane.validators.ballots import Ballot, YesNoBallot
+
+if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
+    from sane.llm import LLMClient
 
 
 def majority(votes: list[Vote], k: int) -> Decision:

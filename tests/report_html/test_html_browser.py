@@ -52,8 +52,12 @@ def _suite(kit, *, evil: bool = True):
             perturbed += f" {EVIL_SCRIPT} {EVIL_IMG}"
         if case.recipe_id == "robust":
             perturbed = original.replace(" ", "  ")
+        source = "Revenue rose 5% in 2023; the CEO resigned in March." + (
+            f" {EVIL_IMG}" if evil else "")
         cases.append(case.model_copy(update={"variants": {"original": original,
-                                                           "perturbed": perturbed}}))  # fmt: skip
+                                                           "perturbed": perturbed},
+                                             "example": {"source": source,
+                                                         "summary": original}}))  # fmt: skip
     recipes = [
         r.model_copy(update={"name": f"{r.name} {EVIL_SCRIPT}" if evil else r.name})
         for r in snapshot.recipes
@@ -105,7 +109,19 @@ async def test_sections_render_without_console_errors(kit, page, tmp_path: Path)
     )  # recipe and relation
     assert "tolerance" in first["text"]
     assert any("50" in s for s in first["ins"]) and any("5" in s for s in first["del"])
-    assert await page.js("document.getElementById('fault-count').textContent") == "7"
+    assert await page.js("document.getElementById('fault-count').textContent") == "7 in 7 cases"
+    # the example's other fields are shown, and one scale (normalised) with the raw beside it
+    assert "source\nRevenue rose 5% in 2023" in first["text"] and "1 fault" in first["text"]
+    # a target that errored on every case of a requirement shows as an error, not n/a
+    broken = await page.js(
+        "document.querySelector('.heat tr[data-target=\"broken\"] td.cell').innerText"
+    )
+    assert broken.startswith("error") and "6 errors, no result" in broken
+    header = await page.js(
+        "[...document.querySelectorAll('#fault-list .fault table.scores th')]"
+        ".slice(0, 6).map(e => e.textContent)"
+    )
+    assert header == ["target", "variant", "normalised", "raw score", "tolerance", "verdict"]
     assert page.problems() == []
     shot = await page.screenshot(_screenshot_dir(tmp_path) / "report.png")
     print(f"screenshot: {shot}")
@@ -259,10 +275,20 @@ async def test_thousands_of_cases_render(kit, page, tmp_path: Path) -> None:
         f" load + ready seen after {wall:.2f} s"
     )
     assert len(snapshot.cases) >= 3000 and faults >= 3000
+    cases = len({fault.case_id for fault in report.faults})
     assert await page.js("document.querySelectorAll('.fault').length") == PAGE_SIZE
-    assert await page.js("document.getElementById('fault-count').textContent") == str(faults)
+    assert await page.js("document.getElementById('fault-count').textContent") == (
+        f"{faults} in {cases} cases"
+    )
+    # a card per case: its fault count is the number of targets listed on it
+    counts = await page.js(
+        "[...document.querySelectorAll('.fault')].map(c => [parseInt("
+        "c.querySelector('.count').textContent), c.querySelectorAll('.fault-head .target').length])"
+    )
+    assert all(n == targets for n, targets in counts)
+    assert sum(n for n, _ in counts) > PAGE_SIZE or faults == cases
     await page.js("document.getElementById('page-next').click()")
     info = await page.js("document.getElementById('page-info').textContent")
-    assert info.startswith(f"showing {PAGE_SIZE + 1}-{2 * PAGE_SIZE} of {faults}")
+    assert info.startswith(f"showing cases {PAGE_SIZE + 1}-{2 * PAGE_SIZE} of {cases}")
     assert page.problems() == []
     await page.screenshot(_screenshot_dir(tmp_path) / "big.png")

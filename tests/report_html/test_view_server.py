@@ -21,6 +21,7 @@ from suite_builder import build_tiny_suite, execute
 from typer.testing import CliRunner
 
 from sane.cli import _view, app
+from sane.report import _serve as serve_module
 from sane.report._serve import make_server
 
 
@@ -100,7 +101,7 @@ def test_view_command_serves_and_opens_the_browser(
         servers.append(server)
         return server
 
-    monkeypatch.setattr(_view, "make_server", spy)
+    monkeypatch.setattr(serve_module, "make_server", spy)  # `sane view` imports it when run
     monkeypatch.setattr(_view.webbrowser, "open", opened.append)
     results = []
     command = ["view", str(generated / "suite.db"), "--port", "0"]
