@@ -41,8 +41,7 @@ from sane.records import (
     SuiteSnapshot,
     Verdict,
 )
-from sane.validators.families import joint_valid_cases
-from sane.validators.guards import guarded_cases
+from sane.validators.families import executable_cases
 
 ExportFormat = Literal["jsonl", "csv"]
 FORMATS: tuple[ExportFormat, ...] = ("jsonl", "csv")
@@ -88,24 +87,14 @@ class ExportedCase(_Model):
 
 
 def validated_cases(snapshot: SuiteSnapshot) -> list[tuple[Recipe, Case]]:
-    """The cases `sane execute` runs, in its order: for each stored family marked validated,
-    its joint-valid cases, less those a validity guard rejects (as sane.stages does)."""
-    recipes = {recipe.id: recipe for recipe in snapshot.recipes}
-    by_recipe: dict[str, list[Case]] = {}
-    for case in snapshot.cases:
-        by_recipe.setdefault(case.recipe_id, []).append(case)
-    pairs: list[tuple[Recipe, Case]] = []
-    for family in snapshot.families:
-        recipe = recipes.get(family.recipe_id)
-        if not family.validated or recipe is None:
-            continue
-        stored = by_recipe.get(recipe.id, [])
-        excluded = set(guarded_cases([recipe], stored))
-        cases = joint_valid_cases(
-            stored, snapshot.realization, snapshot.applicability, excluded=excluded
-        )
-        pairs.extend((recipe, case) for case in cases)
-    return pairs
+    """The cases `sane execute` runs, in its order (sane.validators.families)."""
+    return executable_cases(
+        snapshot.recipes,
+        snapshot.cases,
+        snapshot.families,
+        snapshot.realization,
+        snapshot.applicability,
+    )
 
 
 def _result(execution: ExecutionRecord) -> ExportedResult:

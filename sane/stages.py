@@ -30,7 +30,7 @@ from sane.scorers.base import Target
 from sane.scorers.execute import batchable, estimate_tolerance, run_case, run_case_batch
 from sane.validators import controls
 from sane.validators.ballots import CASE_TEMPLATES, alignment_question, case_question
-from sane.validators.families import aligned_recipe_ids, family_counts, joint_valid_cases
+from sane.validators.families import aligned_recipe_ids, executable_cases, family_counts
 from sane.validators.guards import case_rejection, guarded_cases, recipe_rejections, repair_recipe
 from sane.validators.sequential import FamilyPlan, run_family
 
@@ -298,18 +298,14 @@ async def select_families(ctx: RunContext) -> None:
 
 
 def _executable_cases(ctx: RunContext) -> list[tuple[Recipe, Case]]:
-    recipes = {r.id: r for r in ctx.store.recipes()}
-    realization = ctx.store.decisions(Question.realization)
-    applicability = ctx.store.decisions(Question.applicability)
-    pairs: list[tuple[Recipe, Case]] = []
-    for family in ctx.store.families():
-        if family.validated:
-            recipe = recipes[family.recipe_id]
-            stored = ctx.store.cases(family.recipe_id)
-            excluded = set(guarded_cases([recipe], stored))
-            cases = joint_valid_cases(stored, realization, applicability, excluded=excluded)
-            pairs.extend((recipe, case) for case in cases)
-    return pairs
+    store = ctx.store
+    return executable_cases(
+        store.recipes(),
+        store.cases(),
+        store.families(),
+        store.decisions(Question.realization),
+        store.decisions(Question.applicability),
+    )
 
 
 def _timeout(ctx: RunContext, name: str) -> float:

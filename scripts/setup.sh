@@ -15,7 +15,8 @@ VPY=.venv/bin/python
 # The models and the portable llama.cpp build come before sane itself, so that installing
 # sane's `local` extra finds llama-cpp-python satisfied and never builds it natively.
 bash scripts/install_models.sh "$VPY"
-"$VPY" -m pip install --quiet -e ".[dev,local]"
+# `inspect` (Inspect AI) is an optional extra for users; installed here so its tests run.
+"$VPY" -m pip install --quiet -e ".[dev,local,inspect]"
 "$VPY" -m sane.local.assets
 # Headless Chromium (Debian's package) for the HTML report's browser tests.
 if ! command -v chromium >/dev/null 2>&1; then

@@ -77,7 +77,9 @@ def import_(
             saved = save_labels(store, labels, source=file.name)
         finally:
             store.close()
-    err.print(f"imported {saved} label(s); {blank} row(s) without a label", markup=False, soft_wrap=True)
+    err.print(
+        f"imported {saved} label(s); {blank} row(s) without a label", markup=False, soft_wrap=True
+    )
 
 
 @review_app.command("apply")

@@ -37,6 +37,7 @@ from inspect_ai.scorer import Target as InspectTarget
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from sane.errors import InputError, ScorerError
+from sane.export import validated_cases
 from sane.records import (
     Case,
     Recipe,
@@ -46,9 +47,8 @@ from sane.records import (
     Verdict,
     relation_roles,
 )
-from sane.report._build import _validity
 from sane.scorers import BuildContext, build_target, score_variants
-from sane.scorers.execute import _repeats, _variant_records, _verdict_record
+from sane.scorers.execute import repeats_of, variant_records, verdict_record
 from sane.scorers.llm_judge import LLMJudge
 from sane.suites.store import SuiteStore
 
@@ -106,17 +106,6 @@ class SuiteRun:
     tolerance: float
     timeout_s: float
     cases: dict[str, tuple[Recipe, Case]]
-
-
-def validated_cases(snapshot: SuiteSnapshot) -> list[tuple[Recipe, Case]]:
-    """The joint-valid cases of validated families, by the rule the report counts with."""
-    validity = _validity(snapshot)
-    recipes = {recipe.id: recipe for recipe in snapshot.recipes}
-    return [
-        (recipes[case.recipe_id], case)
-        for case in snapshot.cases
-        if case.id in validity.joint_valid and case.recipe_id in validity.validated
-    ]
 
 
 def _judge_config(snapshot: SuiteSnapshot, path: Path, rubric_target: str | None) -> TargetConfig:
@@ -202,8 +191,8 @@ def judge_variants(suite: str, rubric_target: str | None = None) -> Solver:
         recipe, case = run.cases[str(state.sample_id)]
         if case.error:
             raise ScorerError(f"case {case.id} was not generated: {case.error}")
-        records = _variant_records(run.spec, case, relation_roles(recipe.relation))
-        raw = await score_variants(run.judge, records, _repeats(recipe, 1), run.timeout_s)
+        records = variant_records(run.spec, case, relation_roles(recipe.relation))
+        raw = await score_variants(run.judge, records, repeats_of(recipe, 1), run.timeout_s)
         state.store.set(SCORES_KEY, raw)
         return state
 
@@ -223,7 +212,7 @@ def relation_holds(
         raw = state.store.get(SCORES_KEY)
         if raw is None:
             raise ScorerError(f"case {case.id}: no judge scores (the solver did not run)")
-        record = _verdict_record(run.judge, run.spec, recipe, case, run.tolerance, raw)
+        record = verdict_record(run.judge, run.spec, recipe, case, run.tolerance, raw)
         if record.verdict is Verdict.error:
             raise ScorerError(f"case {case.id}: {record.error}")
         shown = ", ".join(

@@ -20,11 +20,12 @@ def _scripted(model: str) -> str | None:
 
 def _local(model: str) -> str | None:
     from sane.local.assets import ASSETS
+    from sane.local.errors import missing_runtime
 
     name = model.split("/", 1)[1] if "/" in model else ""
-    if name in ASSETS:
-        return None
-    return f"unknown local model '{name}' (known: {', '.join(sorted(ASSETS))})"
+    if name not in ASSETS:
+        return f"unknown local model '{name}' (known: {', '.join(sorted(ASSETS))})"
+    return missing_runtime("llama_cpp")
 
 
 def _litellm(model: str) -> str | None:

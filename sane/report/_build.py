@@ -433,9 +433,11 @@ def _review(snapshot: SuiteSnapshot, validity: _Validity) -> ReviewSummary | Non
         applied={q.value: len(ds) for q, ds in human.items()},
         changed=[
             ReviewOverride(
-                question=q.value, subject_id=d.subject_id,
-                panel=d.panel.value if d.panel else "none", human=d.decision.value,
-            )  # fmt: skip
+                question=q.value,
+                subject_id=d.subject_id,
+                panel=d.panel.value if d.panel else "none",
+                human=d.decision.value,
+            )
             for q, ds in human.items()
             for d in sorted(ds, key=lambda d: d.subject_id)
             if d.decision is not d.panel

@@ -16,8 +16,7 @@ from sane.errors import InputError
 from sane.records import Decision, Question
 from sane.review._labels import load_labels
 from sane.suites.store import SuiteStore
-from sane.validators.families import family_counts, joint_valid_cases
-from sane.validators.guards import guarded_cases
+from sane.validators.families import executable_cases, family_counts
 
 # The stages that write and judge cases: reopened when reviewers align a recipe without cases.
 CASE_STAGES = ("cases", "case_panel", "controls", "families")
@@ -63,22 +62,19 @@ def apply_labels(store: SuiteStore, source: str = "review") -> ApplyResult:
         gained=sorted(after - before),
         lost=sorted(before - after),
         need_cases=need_cases,
-        cases_to_execute=_unscored(store, after),
+        cases_to_execute=_unscored(store),
     )
 
 
-def _unscored(store: SuiteStore, validated: set[str]) -> int:
+def _unscored(store: SuiteStore) -> int:
     """Valid cases a target that has run on this suite has no result for yet."""
     executed = {(e.target, e.case_id) for e in store.executions()}
     targets = {target for target, _ in executed}
-    realization = store.decisions(Question.realization)
-    applicability = store.decisions(Question.applicability)
-    missing = 0
-    for recipe in store.recipes():
-        if recipe.id not in validated:
-            continue
-        cases = store.cases(recipe.id)
-        excluded = set(guarded_cases([recipe], cases))
-        for case in joint_valid_cases(cases, realization, applicability, excluded=excluded):
-            missing += sum((target, case.id) not in executed for target in targets)
-    return missing
+    valid = executable_cases(
+        store.recipes(),
+        store.cases(),
+        store.families(),
+        store.decisions(Question.realization),
+        store.decisions(Question.applicability),
+    )
+    return sum((target, case.id) not in executed for _, case in valid for target in targets)

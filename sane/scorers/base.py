@@ -87,6 +87,15 @@ def build_target(config: TargetConfig, context: BuildContext, *, source: str = "
     return factory(config, context)
 
 
+def require_runtime(module: str, config: TargetConfig) -> None:
+    """A built-in metric on an embedded model is bad input where its runtime is absent."""
+    from sane.local.errors import missing_runtime
+
+    problem = missing_runtime(module)
+    if problem is not None:
+        raise InputError("spec", f"targets.{config.name}.metric", problem)
+
+
 @register_kind("builtin")
 def _builtin(config: TargetConfig, context: BuildContext) -> Target:
     factory = BUILTIN_METRICS.get(config.metric or "")

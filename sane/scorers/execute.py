@@ -201,14 +201,14 @@ async def estimate_tolerance(
     )
 
 
-def _variant_records(spec: ScorerSpec, case: Case, roles: list[str]) -> dict[str, dict[str, str]]:
+def variant_records(spec: ScorerSpec, case: Case, roles: list[str]) -> dict[str, dict[str, str]]:
     missing = [role for role in roles if role not in case.variants]
     if missing:
         raise ScorerError(f"case {case.id} lacks variant role(s) {missing}")
     return {role: {**case.example, spec.scored_field: case.variants[role]} for role in roles}
 
 
-def _repeats(recipe: Recipe, repeats: int) -> int:
+def repeats_of(recipe: Recipe, repeats: int) -> int:
     relation = recipe.relation
     return relation.repeats if isinstance(relation, RepeatableRelation) else repeats
 
@@ -227,7 +227,7 @@ def _error_record(
     )
 
 
-def _verdict_record(
+def verdict_record(
     target: Target,
     spec: ScorerSpec,
     recipe: Recipe,
@@ -269,17 +269,17 @@ async def run_case(
         error = f"case {case.id} was not generated: {case.error}"
         return _error_record(target, recipe, case, tolerance, error)
     try:
-        records = _variant_records(spec, case, relation_roles(recipe.relation))
-        raw = await score_variants(target, records, _repeats(recipe, repeats), timeout_s)
+        records = variant_records(spec, case, relation_roles(recipe.relation))
+        raw = await score_variants(target, records, repeats_of(recipe, repeats), timeout_s)
     except (ScorerError, LLMError) as exc:
         return _error_record(target, recipe, case, tolerance, str(exc))
-    return _verdict_record(target, spec, recipe, case, tolerance, raw)
+    return verdict_record(target, spec, recipe, case, tolerance, raw)
 
 
 def batchable(target: Target, recipe: Recipe, case: Case, repeats: int) -> bool:
     """Whether a case can join a cross-case batch: the target has score_batch and one
     score per variant loses nothing (deterministic, or a single repeat)."""
-    once = target.deterministic or _repeats(recipe, repeats) == 1
+    once = target.deterministic or repeats_of(recipe, repeats) == 1
     return hasattr(target, "score_batch") and once and not case.error
 
 
@@ -303,7 +303,7 @@ async def run_case_batch(
     prepared: list[tuple[int, dict[str, dict[str, str]]]] = []
     for i, (recipe, case) in enumerate(items):
         try:
-            variants = _variant_records(spec, case, relation_roles(recipe.relation))
+            variants = variant_records(spec, case, relation_roles(recipe.relation))
             for role, record in variants.items():
                 _check_fields(target, role, record)
         except ScorerError as exc:
@@ -336,7 +336,7 @@ async def run_case_batch(
     errors: dict[int, str] = {}
     for (i, role, _), value in zip(flat, values, strict=True):
         try:
-            raw[i][role] = [_checked(target, role, value)] * _repeats(items[i][0], repeats)
+            raw[i][role] = [_checked(target, role, value)] * repeats_of(items[i][0], repeats)
         except ScorerError as exc:
             errors.setdefault(i, str(exc))
     for i, _ in prepared:
@@ -344,6 +344,6 @@ async def run_case_batch(
         records[i] = (
             _error_record(target, recipe, case, tolerance, errors[i])
             if i in errors
-            else _verdict_record(target, spec, recipe, case, tolerance, raw[i])
+            else verdict_record(target, spec, recipe, case, tolerance, raw[i])
         )
     return [records[i] for i in range(len(items))]

@@ -17,7 +17,7 @@ import numpy as np
 from sane.errors import ScorerError
 from sane.local.embeddings import token_embeddings
 from sane.records import OutputContract, TargetConfig
-from sane.scorers.base import BuildContext, Target, register_metric
+from sane.scorers.base import BuildContext, Target, register_metric, require_runtime
 from sane.scorers.local_fields import Pair, PairMetric
 
 UNIT_CONTRACT = OutputContract(type="continuous", min=0.0, max=1.0, higher_is_better=True)
@@ -53,4 +53,5 @@ class MiniLMBertScore(PairMetric):
 
 @register_metric(MiniLMBertScore.metric)
 def _bertscore(config: TargetConfig, context: BuildContext) -> Target:
+    require_runtime("sentence_transformers", config)
     return MiniLMBertScore(config, context)

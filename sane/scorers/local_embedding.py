@@ -14,7 +14,7 @@ import numpy as np
 
 from sane.local.embeddings import encode
 from sane.records import OutputContract, TargetConfig
-from sane.scorers.base import BuildContext, Target, register_metric
+from sane.scorers.base import BuildContext, Target, register_metric, require_runtime
 from sane.scorers.local_fields import Pair, PairMetric
 
 COSINE_CONTRACT = OutputContract(type="continuous", min=-1.0, max=1.0, higher_is_better=True)
@@ -47,9 +47,11 @@ class MPNetCosine(EmbeddingCosine):
 
 @register_metric(MiniLMCosine.metric)
 def _minilm(config: TargetConfig, context: BuildContext) -> Target:
+    require_runtime("sentence_transformers", config)
     return MiniLMCosine(config, context)
 
 
 @register_metric(MPNetCosine.metric)
 def _mpnet(config: TargetConfig, context: BuildContext) -> Target:
+    require_runtime("sentence_transformers", config)
     return MPNetCosine(config, context)

@@ -26,7 +26,7 @@ from sane.local.likelihood import DEFAULT_BASE_LM, continuation_logprobs
 from sane.local.llama import model_name
 from sane.local.templating import render
 from sane.records import OutputContract, TargetConfig
-from sane.scorers.base import BuildContext, Target, register_metric
+from sane.scorers.base import BuildContext, Target, register_metric, require_runtime
 from sane.scorers.local_fields import Pair, PairMetric
 
 SQUASH_SCALE = 0.5  # nats per token that move the score from 0.5 to expit(1) = 0.73
@@ -64,4 +64,5 @@ class GemLikelihood(PairMetric):
 
 @register_metric(GemLikelihood.metric)
 def _gem(config: TargetConfig, context: BuildContext) -> Target:
+    require_runtime("llama_cpp", config)
     return GemLikelihood(config, context)

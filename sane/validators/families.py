@@ -134,3 +134,29 @@ def family_counts(store: SuiteStore, config: RunConfig) -> list[Family]:
         store.decisions(Question.applicability),
         config,
     )
+
+
+def executable_cases(
+    recipes: Iterable[Recipe],
+    cases: Iterable[Case],
+    families: Iterable[Family],
+    realization: dict[str, PanelDecision],
+    applicability: dict[str, PanelDecision],
+) -> list[tuple[Recipe, Case]]:
+    """The cases `sane execute` scores, in its order: for each stored family marked
+    validated, its joint-valid cases less those a validity guard rejects. Execution, export,
+    the Inspect task and `sane review apply` all take their cases from here."""
+    known = {recipe.id: recipe for recipe in recipes}
+    by_recipe: dict[str, list[Case]] = {}
+    for case in cases:
+        by_recipe.setdefault(case.recipe_id, []).append(case)
+    pairs: list[tuple[Recipe, Case]] = []
+    for family in families:
+        recipe = known.get(family.recipe_id)
+        if not family.validated or recipe is None:
+            continue
+        stored = by_recipe.get(recipe.id, [])
+        excluded = set(guarded_cases([recipe], stored))
+        valid = joint_valid_cases(stored, realization, applicability, excluded=excluded)
+        pairs.extend((recipe, case) for case in valid)
+    return pairs

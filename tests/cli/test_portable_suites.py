@@ -70,15 +70,25 @@ def test_a_moved_suite_runs_without_its_spec_folder_and_takes_a_second_judge(
 ) -> None:
     origin = write_spec(
         tmp_path / "origin",
-        [judge("judge-v1", "v1.j2"), {"name": "careful", "kind": "python",
-                                      "ref": "fixture_targets:careful"}],
+        [
+            judge("judge-v1", "v1.j2"),
+            {"name": "careful", "kind": "python", "ref": "fixture_targets:careful"},
+        ],
         {"v1.j2": "RUBRIC-V1 {{ fields[scored_field] }}"},
     )
     work = tmp_path / "work"
     work.mkdir()
     args = llm_args(work)
-    code, text = run("generate", origin, "--suite", tmp_path / "origin" / "suite.db",
-                     "--model", "scripted", *TINY_ARGS, *args)
+    code, text = run(
+        "generate",
+        origin,
+        "--suite",
+        tmp_path / "origin" / "suite.db",
+        "--model",
+        "scripted",
+        *TINY_ARGS,
+        *args,
+    )
     assert code == 0, text
 
     # the suite is moved and its spec folder (rubric included) deleted
@@ -91,8 +101,11 @@ def test_a_moved_suite_runs_without_its_spec_folder_and_takes_a_second_judge(
     hashes = {t: first["targets"][t]["definition_sha256"] for t in ("judge-v1", "careful")}
 
     # a second spec of the same scorer adds judge-v2; judge-v1 and careful stay as measured
-    second = write_spec(tmp_path / "later", [judge("judge-v2", "v2.j2")],
-                        {"v2.j2": "RUBRIC-V2 {{ fields[scored_field] }}"})
+    second = write_spec(
+        tmp_path / "later",
+        [judge("judge-v2", "v2.j2")],
+        {"v2.j2": "RUBRIC-V2 {{ fields[scored_field] }}"},
+    )
     code, text = run("execute", suite, "--spec", second, *args)
     assert code == 0, text
     both = report(Path(suite))
@@ -100,12 +113,17 @@ def test_a_moved_suite_runs_without_its_spec_folder_and_takes_a_second_judge(
     assert both["targets"]["judge-v2"]["pass_rate"] == 0.0  # a constant judge misses the drop
     assert both["targets"]["judge-v1"]["pass_rate"] == 1.0
     assert {t: both["targets"][t]["definition_sha256"] for t in hashes} == hashes
-    assert both["targets"]["judge-v2"]["rubric_sha256"] == hashlib.sha256(
-        b"RUBRIC-V2 {{ fields[scored_field] }}").hexdigest()
+    assert (
+        both["targets"]["judge-v2"]["rubric_sha256"]
+        == hashlib.sha256(b"RUBRIC-V2 {{ fields[scored_field] }}").hexdigest()
+    )
 
     # judge-v1 replaced by a stricter rubric: measured again under the new definition
-    strict = write_spec(tmp_path / "strict", [judge("judge-v1", "v1.j2")],
-                        {"v1.j2": "RUBRIC-V1-STRICT {{ fields[scored_field] }}"})
+    strict = write_spec(
+        tmp_path / "strict",
+        [judge("judge-v1", "v1.j2")],
+        {"v1.j2": "RUBRIC-V1-STRICT {{ fields[scored_field] }}"},
+    )
     code, text = run("execute", suite, "--spec", strict, "--target", "judge-v1", *args)
     assert code == 0, text
     after = report(Path(suite))
@@ -123,8 +141,7 @@ def test_a_spec_of_another_scorer_or_a_bad_target_is_refused_and_nothing_changes
     work.mkdir()
     args = llm_args(work)
     suite = work / "suite.db"
-    code, text = run("generate", origin, "--suite", suite, "--model", "scripted", *TINY_ARGS,
-                     *args)
+    code, text = run("generate", origin, "--suite", suite, "--model", "scripted", *TINY_ARGS, *args)
     assert code == 0, text
     before = digest(suite)
 
@@ -133,8 +150,9 @@ def test_a_spec_of_another_scorer_or_a_bad_target_is_refused_and_nothing_changes
     assert code == 2 and "criterion" in text and "same scorer" in text, text
     assert digest(suite) == before
 
-    bad_ref = write_spec(tmp_path / "bad", [{"name": "x", "kind": "python",
-                                            "ref": "fixture_targets:nowhere"}], {})
+    bad_ref = write_spec(
+        tmp_path / "bad", [{"name": "x", "kind": "python", "ref": "fixture_targets:nowhere"}], {}
+    )
     code, text = run("execute", suite, "--spec", bad_ref, *args)
     assert code == 2 and "targets.x.ref" in text, text
     missing_rubric = write_spec(tmp_path / "norubric", [judge("j", "absent.j2")], {})
@@ -143,8 +161,9 @@ def test_a_spec_of_another_scorer_or_a_bad_target_is_refused_and_nothing_changes
     assert digest(suite) == before
 
     # a bad target is refused by generate too, before a suite file or a call exists
-    code, text = run("generate", bad_ref, "--suite", work / "new.db", "--model", "scripted",
-                     *TINY_ARGS, *args)
+    code, text = run(
+        "generate", bad_ref, "--suite", work / "new.db", "--model", "scripted", *TINY_ARGS, *args
+    )
     assert code == 2 and "targets.x.ref" in text, text
     assert not (work / "new.db").exists()
 
@@ -157,11 +176,11 @@ def test_regenerating_with_only_other_targets_resumes_the_same_suite(tmp_path: P
     args = llm_args(work)
     suite = work / "suite.db"
     first = write_spec(tmp_path / "a", [careful], {})
-    assert run("generate", first, "--suite", suite, "--model", "scripted", *TINY_ARGS,
-               *args)[0] == 0
+    assert (
+        run("generate", first, "--suite", suite, "--model", "scripted", *TINY_ARGS, *args)[0] == 0
+    )
     second = write_spec(tmp_path / "b", [careful, lazy], {})
-    code, text = run("generate", second, "--suite", suite, "--model", "scripted", *TINY_ARGS,
-                     *args)
+    code, text = run("generate", second, "--suite", suite, "--model", "scripted", *TINY_ARGS, *args)
     assert code == 0, text
     code, text = run("execute", suite, *args)
     assert code == 0, text

@@ -39,7 +39,7 @@ def test_killed_runs_resume_to_the_uninterrupted_result(
 
 
 def test_the_documented_kill_trials_script_passes_as_documented() -> None:
-    """The README's kill/resume figures come from this script in subprocess mode (real
+    """The kill/resume figures of docs/reliability.md come from this script in subprocess mode (real
     processes, SIGKILL); one trial of it runs here, through its own command line."""
     import json
     import subprocess

@@ -53,7 +53,8 @@ def _suite(kit, *, evil: bool = True):
         if case.recipe_id == "robust":
             perturbed = original.replace(" ", "  ")
         source = "Revenue rose 5% in 2023; the CEO resigned in March." + (
-            f" {EVIL_IMG}" if evil else "")
+            f" {EVIL_IMG}" if evil else ""
+        )
         cases.append(case.model_copy(update={"variants": {"original": original,
                                                            "perturbed": perturbed},
                                              "example": {"source": source,

@@ -98,8 +98,9 @@ def test_reviewers_decisions_move_families_and_results(suite: Path, tmp_path: Pa
     assert agreement["questions"]["realization"]["accuracy"] == 1 / 3
 
 
-def test_a_recipe_reviewers_align_gets_cases_from_the_next_generate(suite: Path,
-                                                                     tmp_path: Path) -> None:
+def test_a_recipe_reviewers_align_gets_cases_from_the_next_generate(
+    suite: Path, tmp_path: Path
+) -> None:
     import shutil
 
     shutil.copy(FIXTURES / "tiny_script.yaml", suite.parent / "tiny_script.yaml")
