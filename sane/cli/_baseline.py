@@ -51,10 +51,14 @@ def baseline(
     suite_dir: Annotated[Path, typer.Option(help="Directory for the suites (one per generator).")],
     generator: Annotated[
         list[str] | None,
-        typer.Option(help="Fixed set(s) to compare with derived (default fixed:jrh); repeatable."),
+        typer.Option(
+            metavar="GENERATOR",
+            help="Fixed set(s) to compare with derived (default fixed:jrh); repeatable.",
+        ),
     ] = None,
     oracle_model: Annotated[
-        list[str] | None, typer.Option(help="Oracle panel model(s); repeat for a panel.")
+        list[str] | None,
+        typer.Option(metavar="MODEL", help="Oracle panel model(s); repeat for a panel."),
     ] = None,
     votes: Annotated[int, typer.Option(min=1, help="Oracle votes per decision.")] = 3,
     cases: Annotated[int, typer.Option(min=1, help="Cases per aligned recipe.")] = 10,
@@ -68,7 +72,9 @@ def baseline(
         int, typer.Option(min=1, help="Most recipes per capability (derived only).")
     ] = 2,
     execute: Annotated[bool, typer.Option(help="Run the spec's targets on both suites.")] = True,
-    target: Annotated[list[str] | None, typer.Option(help="Target name(s); default all.")] = None,
+    target: Annotated[
+        list[str] | None, typer.Option(metavar="NAME", help="Target name(s); default all.")
+    ] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Scores per variant.")] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
     format: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",

@@ -74,7 +74,9 @@ def check(
     ] = None,
     max_faults_per_requirement: Annotated[
         list[str] | None,
-        typer.Option(help="REQUIREMENT=N: most faults per requirement; repeatable."),
+        typer.Option(
+            metavar="REQUIREMENT=N", help="REQUIREMENT=N: most faults per requirement; repeatable."
+        ),
     ] = None,
     max_errors: Annotated[
         int | None, typer.Option(min=0, help="Most errors a target may have.")
@@ -95,7 +97,8 @@ def check(
         ),
     ] = None,
     target: Annotated[
-        list[str] | None, typer.Option(help="Check only these targets; default all.")
+        list[str] | None,
+        typer.Option(metavar="NAME", help="Check only these targets; default all."),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the gate as JSON instead of markdown.")

@@ -24,12 +24,51 @@ if TYPE_CHECKING:
     from sane.llm import LLMSettings
     from sane.report import Funnel
 
-app = typer.Typer(
+class _App(typer.Typer):
+    """The Typer app, whose help names values in words (N, SECONDS, FILE) where Typer would
+    print Python type names (<int>, <float>, <path>)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        command = typer.main.get_command(self)
+        plain_metavars(command)
+        return command(*args, **kwargs)
+
+
+# What a value is called in help, by the type Typer derived for it (a param's own metavar wins).
+METAVARS = {"int": "N", "float": "X", "str": "TEXT", "Path": "PATH", "bool": ""}
+
+
+def plain_metavars(command: Any) -> None:
+    """Give every parameter of `command` and its subcommands a metavar in words."""
+    for param in command.params:
+        if not hasattr(param, "type_descriptor"):
+            continue
+        if param.param_type_name == "argument":
+            # an argument's name says what it is; Typer would add its type (<path>, <str>)
+            param.metavar = param.metavar or param.name.upper()
+            param.display_type_rich = lambda ctx: None
+            continue
+        if param.metavar is not None or getattr(param, "is_flag", False):
+            continue
+        descriptor = param.type_descriptor
+        if descriptor.is_choice:
+            choices = descriptor.choices or ()
+            param.metavar = "|".join(str(getattr(c, "value", c)) for c in choices)
+        else:
+            name = "str" if descriptor.is_list else getattr(descriptor.annotation, "__name__", "")
+            param.metavar = METAVARS.get(name, "VALUE")
+    for sub in getattr(command, "commands", {}).values():
+        plain_metavars(sub)
+
+
+app = _App(
     name="sane",
     help="Scorer-specific metamorphic testing for LLM judges and text metrics.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain (click-style) help: rich's panels print Python type names such as <bool>
+    rich_markup_mode=None,
 )
 err = Console(stderr=True)
 out = Console()

@@ -31,7 +31,10 @@ def demo(
     model: Annotated[str, typer.Option(help="Agent and oracle model.")] = DemoPlan().model,
     target: Annotated[
         list[str] | None,
-        typer.Option(help="Target to run (repeatable; default: the six built-in local targets)."),
+        typer.Option(
+            metavar="NAME",
+            help="Target to run (repeatable; default: the six built-in local targets).",
+        ),
     ] = None,
     panel: Annotated[
         str,

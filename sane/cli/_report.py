@@ -180,7 +180,10 @@ def rank(
     ] = None,
     binary: Annotated[bool, typer.Option(help="Labels are 0/1: agreement is AUROC.")] = False,
     field: Annotated[
-        list[str] | None, typer.Option(help="SPEC_FIELD=DATA_COLUMN for --human-data; repeat.")
+        list[str] | None,
+        typer.Option(
+            metavar="SPEC_FIELD=COLUMN", help="SPEC_FIELD=DATA_COLUMN for --human-data; repeat."
+        ),
     ] = None,
     limit: Annotated[
         int | None, typer.Option(min=2, help="Score a seeded sample of this many records.")
@@ -189,7 +192,8 @@ def rank(
         bool, typer.Option(help="Labels run opposite to the spec's score direction.")
     ] = False,
     target: Annotated[
-        list[str] | None, typer.Option(help="Targets for --human-data; default: those executed.")
+        list[str] | None,
+        typer.Option(metavar="NAME", help="Targets for --human-data; default: those executed."),
     ] = None,
     timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
     cache: Cache = None,

@@ -37,7 +37,10 @@ Router = Annotated[
 ]
 RateLimit = Annotated[
     list[str] | None,
-    typer.Option(help="PROVIDER=RPM request limit per minute (e.g. openai=500); repeatable."),
+    typer.Option(
+        metavar="PROVIDER=RPM",
+        help="PROVIDER=RPM request limit per minute (e.g. openai=500); repeatable.",
+    ),
 ]
 
 
@@ -65,7 +68,8 @@ def generate(
     suite: Annotated[Path, typer.Option(help="Suite file to create or resume.")],
     model: Annotated[str, typer.Option(help="Agent model: a litellm string or local/NAME.")],
     oracle_model: Annotated[
-        list[str] | None, typer.Option(help="Oracle panel model(s); repeat for a panel.")
+        list[str] | None,
+        typer.Option(metavar="MODEL", help="Oracle panel model(s); repeat for a panel."),
     ] = None,
     votes: Annotated[int, typer.Option(min=1, help="Oracle votes per decision.")] = 3,
     cases: Annotated[int, typer.Option(min=1, help="Cases per aligned recipe.")] = 10,
@@ -168,7 +172,9 @@ def generate(
 @app.command()
 def execute(
     suite: Annotated[Path, typer.Argument(help="Suite file.")],
-    target: Annotated[list[str] | None, typer.Option(help="Target name(s); default all.")] = None,
+    target: Annotated[
+        list[str] | None, typer.Option(metavar="NAME", help="Target name(s); default all.")
+    ] = None,
     spec: Annotated[
         str | None,
         typer.Option(

@@ -1,0 +1,52 @@
+"""Every command's help, as a user sees it (`python -m sane ... --help` in a subprocess),
+names values in words: no Python type name such as <int>, <bool>, <path> or list[str]."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from sane.cli import app
+from sane.cli._common import plain_metavars
+
+TYPE_NAME = re.compile(r"<[a-zA-Z_\[\], |]+>|list\[|\b(?:int|float|str|bool) range\b|Question\.")
+
+
+def _commands() -> list[list[str]]:
+    import typer.main
+
+    root = typer.main.get_command(app)
+    found: list[list[str]] = [[]]
+
+    def walk(command, path: list[str]) -> None:
+        for name, sub in getattr(command, "commands", {}).items():
+            found.append([*path, name])
+            walk(sub, [*path, name])
+
+    walk(root, [])
+    return found
+
+
+@pytest.mark.parametrize("command", _commands(), ids=lambda c: " ".join(c) or "sane")
+def test_help_shows_no_python_type_names(command: list[str]) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "sane", *command, "--help"],
+        capture_output=True, text=True, timeout=60, check=False, env={"COLUMNS": "200"},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "Usage: sane" in run.stdout
+    assert not TYPE_NAME.search(run.stdout), TYPE_NAME.search(run.stdout)
+
+
+def test_the_metavars_are_words() -> None:
+    import typer.main
+
+    command = typer.main.get_command(app)
+    plain_metavars(command)
+    check = command.commands["check"]
+    metavars = {p.name: p.metavar for p in check.params}
+    assert metavars["max_faults"] == "N" and metavars["target"] == "NAME"
+    assert metavars["suite"] == "SUITE" and metavars["as_json"] is None
