@@ -244,3 +244,50 @@ def test_json_and_junit_give_the_same_verdicts_as_the_table(suite: Path, tmp_pat
     }
     assert failed == {(f"sane.{t}", m) for (t, m), ok in verdicts.items() if not ok}
     assert tree.get("failures") == str(len(failed))
+
+
+def test_report_prints_a_summary_on_a_terminal_and_json_when_piped(suite: Path) -> None:
+    import subprocess
+    import sys
+
+    summary = CliRunner().invoke(app, ["report", str(suite), "--format", "summary"])
+    assert summary.exit_code == 0, summary.output
+    lines = summary.stdout.splitlines()
+    assert "planted" in lines[0] or "controls" in lines[0]  # the panel's record comes first
+    assert "validated families" in summary.stdout and "Targets by pass rate" in summary.stdout
+    assert "careful" in summary.stdout and "error: no result" in summary.stdout  # broken
+    # no --format: JSON when stdout is not a terminal (a pipe here)
+    piped = subprocess.run(
+        [sys.executable, "-m", "sane", "report", str(suite)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert piped.returncode == 0 and json.loads(piped.stdout)["suite"]["scorer"]
+
+
+def test_report_on_a_terminal_defaults_to_the_summary(suite: Path) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "sane", "report", str(suite)],
+            stdout=follower, stderr=subprocess.PIPE, timeout=120, check=False,
+        )  # fmt: skip
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed: all was read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+    text = b"".join(chunks).decode()
+    assert run.returncode == 0, run.stderr
+    assert "Targets by pass rate" in text and not text.lstrip().startswith("{")
