@@ -9,14 +9,22 @@ from __future__ import annotations
 
 import math
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
-
-class Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+from sane._record import Record
+from sane.relations import (  # noqa: F401 - the relation records, re-exported
+    AtLevelRelation,
+    CombinedRelation,
+    OrderedRelation,
+    PairRelation,
+    Relation,
+    RepeatableRelation,
+    SpansRelation,
+    Verdict,
+    relation_roles,
+)
 
 # --------------------------------------------------------------------------- spec
 
@@ -117,92 +125,8 @@ Example = dict[str, str]
 
 
 # ---------------------------------------------------------------------- relations
-
-
-class _RelationBase(Record):
-    pass
-
-
-class PairRelation(_RelationBase):
-    """decrease / increase / no_increase / no_decrease / invariant between two variants."""
-
-    kind: Literal["decrease", "increase", "no_increase", "no_decrease", "invariant"]
-    original: str = "original"
-    perturbed: str = "perturbed"
-
-
-class RepeatableRelation(_RelationBase):
-    """Spread of k repeated scores of one variant stays within tolerance."""
-
-    kind: Literal["repeatable"] = "repeatable"
-    variant: str = "original"
-    repeats: int = Field(default=3, ge=2)
-
-
-class CombinedRelation(_RelationBase):
-    """Subadditivity of two independent degradations A and B (DESIGN section 3)."""
-
-    kind: Literal["combined"] = "combined"
-    original: str = "original"
-    a: str = "edit_a"
-    b: str = "edit_b"
-    both: str = "edit_ab"
-
-
-class OrderedRelation(_RelationBase):
-    """A graded series, listed from the lowest to the highest target level."""
-
-    kind: Literal["ordered"] = "ordered"
-    series: list[str] = Field(min_length=2)
-    min_accuracy: float = Field(default=1.0, ge=0.0, le=1.0)
-
-
-class SpansRelation(_RelationBase):
-    """A graded series must cover at least `min_fraction` of the output range."""
-
-    kind: Literal["spans"] = "spans"
-    series: list[str] = Field(min_length=2)
-    min_fraction: float = Field(default=0.5, gt=0.0, le=1.0)
-
-
-class AtLevelRelation(_RelationBase):
-    """One variant's normalised score lies in [low, high] (0 = contract min, 1 = max)."""
-
-    kind: Literal["at_level"] = "at_level"
-    variant: str = "original"
-    low: float = Field(default=0.0, ge=0.0, le=1.0)
-    high: float = Field(default=1.0, ge=0.0, le=1.0)
-
-    @model_validator(mode="after")
-    def _band_is_proper(self) -> AtLevelRelation:
-        if self.low > self.high:
-            raise ValueError("low must not exceed high")
-        return self
-
-
-Relation = Annotated[
-    PairRelation
-    | RepeatableRelation
-    | CombinedRelation
-    | OrderedRelation
-    | SpansRelation
-    | AtLevelRelation,
-    Field(discriminator="kind"),
-]
-
-
-def relation_roles(relation: Relation) -> list[str]:
-    """The variant roles a relation reads, in a stable order."""
-    match relation:
-        case PairRelation():
-            return [relation.original, relation.perturbed]
-        case RepeatableRelation() | AtLevelRelation():
-            return [relation.variant]
-        case CombinedRelation():
-            return [relation.original, relation.a, relation.b, relation.both]
-        case OrderedRelation() | SpansRelation():
-            return list(relation.series)
-    raise TypeError(f"unknown relation {relation!r}")
+# Every relation kind (its record, check, mirror, words) lives in sane.relations; the
+# records are re-exported here so the data model reads in one place.
 
 
 # ------------------------------------------------------------ capabilities, recipes
@@ -316,12 +240,6 @@ class Family(Record):
 
 
 # -------------------------------------------------------------------- execution
-
-
-class Verdict(str, Enum):
-    passed = "pass"
-    fault = "fault"
-    error = "error"
 
 
 class ExecutionRecord(Record):

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from sane.llm import LLMSettings
     from sane.report import Funnel
 
+
 class _App(typer.Typer):
     """The Typer app, whose help names values in words (N, SECONDS, FILE) where Typer would
     print Python type names (<int>, <float>, <path>)."""

@@ -33,7 +33,7 @@ from sane.records import (
     RunConfig,
     ScorerSpec,
 )
-from sane.validators.relations import mirror
+from sane.relations import mirror
 
 if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
     from sane.llm import LLMClient

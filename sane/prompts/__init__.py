@@ -14,6 +14,8 @@ from typing import Any
 from jinja2 import PackageLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
+from sane.relations import catalogue, predicts
+
 # Any spelling of a data tag: <data, </data, </DATA, < / data ...
 _DATA_TAG = re.compile(r"<(\s*/?\s*data)", re.IGNORECASE)
 
@@ -29,6 +31,9 @@ def _environment() -> SandboxedEnvironment:
         keep_trailing_newline=False,
     )
     env.filters["data"] = _as_data
+    # what each relation kind claims, in the kind's own words (sane.relations)
+    env.filters["predicts"] = predicts
+    env.globals["relation_catalogue"] = catalogue
     return env
 
 

@@ -28,6 +28,7 @@ from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 
 from sane.records import Capability, Recipe, Requirement
+from sane.relations import formula
 from sane.report._build import build_report
 from sane.report._models import FaultEvidence, Report
 from sane.report._plots import heat_colour, pass_rate_plot, stability_plot, threshold_plot
@@ -41,21 +42,6 @@ from sane.validators.guards import guard_text
 PAGE_SIZE = 50
 
 # How each relation kind reads as a formula; s(x) is the score of variant x, tol the tolerance.
-RELATION_TEXT: dict[str, str] = {
-    "decrease": "s({perturbed}) < s({original}) - tol",
-    "increase": "s({perturbed}) > s({original}) + tol",
-    "no_increase": "s({perturbed}) <= s({original}) + tol",
-    "no_decrease": "s({perturbed}) >= s({original}) - tol",
-    "invariant": "|s({perturbed}) - s({original})| <= tol",
-    "repeatable": "spread of {repeats} scores of {variant} <= tol",
-    "combined": "s({both}) <= min(s({a}), s({b})) + tol and penalty({both}) <= "
-    "penalty({a}) + penalty({b}) + tol",
-    "ordered": "scores non-decreasing along {series} (pairwise accuracy >= {min_accuracy})",
-    "spans": "scores of {series} cover >= {min_fraction} of the output range",
-    "at_level": "normalised s({variant}) in [{low}, {high}]",
-}
-
-
 @dataclass(frozen=True)
 class LiveOptions:
     """Set by `sane view`: the page polls ``url`` and reloads when ``generation`` changes."""
@@ -63,18 +49,6 @@ class LiveOptions:
     url: str
     generation: int
     interval_ms: int = 2000
-
-
-def relation_text(spec: Mapping[str, Any]) -> str:
-    """A relation's formula, e.g. ``s(perturbed) < s(original) - tol``."""
-    template = RELATION_TEXT.get(str(spec.get("kind")))
-    if template is None:
-        return str(spec.get("kind"))
-    values = {k: (" < ".join(v) if isinstance(v, list) else v) for k, v in spec.items()}
-    try:
-        return template.format(**values)
-    except (KeyError, IndexError):
-        return str(spec.get("kind"))
 
 
 def _reference_role(spec: Mapping[str, Any], variants: Mapping[str, str]) -> str | None:
@@ -116,7 +90,7 @@ def _fault_row(
         "req": fault.requirement,
         "cap": fault.capability_id,
         "rel": fault.relation,
-        "formula": relation_text(fault.relation_spec),
+        "formula": formula(fault.relation_spec),
         "tol": fault.tolerance,
         "ex": fault.example_index,
         "det": fault.detail,
@@ -173,7 +147,7 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(
-        pct=_pct, num=_num, ci=_ci, heat=heat_colour, formula=relation_text, guard_text=guard_text
+        pct=_pct, num=_num, ci=_ci, heat=heat_colour, formula=formula, guard_text=guard_text
     )
     return env
 

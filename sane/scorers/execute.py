@@ -28,8 +28,8 @@ from sane.records import (
     Verdict,
     relation_roles,
 )
+from sane.relations import check_relation
 from sane.scorers.base import Target
-from sane.validators.relations import check_relation
 
 
 class ToleranceEstimate(BaseModel):

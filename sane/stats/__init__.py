@@ -33,7 +33,6 @@ from sane.stats._paired import (
     standardized_mean_difference,
 )
 from sane.stats._profile import (
-    CHANGE_ROLES,
     ProfileDistance,
     RequirementProfile,
     case_change,
@@ -63,7 +62,6 @@ from sane.stats._variability import (
 )
 
 __all__ = [
-    "CHANGE_ROLES",
     "MIN_CORRELATION_TARGETS",
     "NAN_CI",
     "PAIRED_EXPECTATIONS",

@@ -24,25 +24,20 @@ import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from statistics import fmean
-from typing import Literal
 
 import numpy as np
 from scipy import stats as sp
 
 from sane.records import ExecutionRecord, OutputContract, PairRelation, Recipe, Verdict
+from sane.relations import KINDS, Alternative
 from sane.stats._base import StatsModel
 from sane.stats._profile import role_scores
 
-Alternative = Literal["less", "greater", "two-sided"]
-
 PAIRED_EXPECTATIONS: dict[str, tuple[Alternative, bool]] = {
-    "decrease": ("less", True),
-    "increase": ("greater", True),
-    "no_increase": ("greater", False),
-    "no_decrease": ("less", False),
-    "invariant": ("two-sided", False),
+    name: kind.paired for name, kind in KINDS.items() if kind.paired is not None
 }
-"""Pair relation kind -> (alternative of perturbed - original, whether significance is expected)."""
+"""Pair relation kind -> (alternative of perturbed - original, whether significance is
+expected), as each kind says (`RelationKind.paired`, sane.relations)."""
 
 
 class PairedTest(StatsModel):

@@ -10,65 +10,27 @@ Section 3.6 compares two independently generated suites with
 ``MAE_assump(M) = mean_{a in A} |Delta_a^(A)(M) - Delta_a^(B)(M)|`` (:func:`profile_mae`).
 
 Which two variants a case's "change" is measured between depends on the relation; the
-mapping is a registry (:data:`CHANGE_ROLES`). Relations without a perturbation
+relation kind says (`RelationKind.change`, sane.relations). Relations without a perturbation
 (``repeatable``, ``at_level``) have no change and are left out of the profile.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from statistics import fmean
 
 from pydantic import Field
 
-from sane.records import (
-    CombinedRelation,
-    ExecutionRecord,
-    OrderedRelation,
-    OutputContract,
-    PairRelation,
-    Recipe,
-    SpansRelation,
-    Verdict,
-)
+from sane.records import ExecutionRecord, OutputContract, Recipe, Verdict
+from sane.relations import KINDS
 from sane.stats._base import StatsModel, finite
-
-ChangeRoles = Callable[[object], tuple[str, str]]
-
-CHANGE_ROLES: dict[str, ChangeRoles] = {}
-"""Relation kind -> (from role, to role) whose score difference is the case's change."""
-
-
-def _register(kinds: Iterable[str], roles: ChangeRoles) -> None:
-    for kind in kinds:
-        CHANGE_ROLES[kind] = roles
-
-
-def _pair_roles(relation: object) -> tuple[str, str]:
-    assert isinstance(relation, PairRelation)
-    return relation.original, relation.perturbed
-
-
-def _combined_roles(relation: object) -> tuple[str, str]:
-    assert isinstance(relation, CombinedRelation)
-    return relation.original, relation.both
-
-
-def _series_roles(relation: object) -> tuple[str, str]:
-    assert isinstance(relation, OrderedRelation | SpansRelation)
-    return relation.series[0], relation.series[-1]
-
-
-_register(("decrease", "increase", "no_increase", "no_decrease", "invariant"), _pair_roles)
-_register(("combined",), _combined_roles)  # both edits vs the original
-_register(("ordered", "spans"), _series_roles)  # highest level vs lowest level
 
 
 def change_roles(relation: object) -> tuple[str, str] | None:
     """The (from, to) roles of a relation's score change; None if it has no change."""
-    roles = CHANGE_ROLES.get(getattr(relation, "kind", ""))
-    return None if roles is None else roles(relation)
+    kind = KINDS.get(getattr(relation, "kind", ""))
+    return None if kind is None or kind.change is None else kind.change(relation)
 
 
 def role_scores(execution: ExecutionRecord, role: str, contract: OutputContract) -> list[float]:

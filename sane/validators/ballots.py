@@ -17,7 +17,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field, field_validator
 
 from sane.records import Decision, Question, Recipe, Relation, RunConfig
-from sane.validators.relations import DIRECTIONS
+from sane.relations import kind_of
 
 RATIONALE_CHARS = 160  # "one short sentence": the bound reaches a local model's grammar
 
@@ -74,7 +74,7 @@ class DirectionBallot:
 
 def direction_ballot(relation: Relation) -> DirectionBallot | None:
     """The blind ballot for a pair relation; None for kinds a direction cannot express."""
-    expected = DIRECTIONS.get(relation.kind)
+    expected = kind_of(relation).directions
     return None if expected is None else DirectionBallot(expected)
 
 

@@ -36,7 +36,7 @@ from sane.records import (
     PanelDecision,
     Recipe,
 )
-from sane.validators.relations import mirror
+from sane.relations import mirror
 
 PREFIX = "control:"
 MAX_FALSE_ACCEPT = 0.10  # above this share of accepted negative controls, the panel fails

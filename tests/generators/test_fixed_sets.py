@@ -17,7 +17,7 @@ from sane.records import (
     RunConfig,
     ScorerSpec,
 )
-from sane.validators.relations import mirror
+from sane.relations import mirror
 
 # (capabilities, recipes, recipes written by code) per shipped set, from the papers.
 INVENTORY = {

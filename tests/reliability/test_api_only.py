@@ -42,8 +42,7 @@ def sane(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_the_core_requirements_hold_no_local_runtime() -> None:
     core = [r for r in requires("sane") or [] if "extra ==" not in r]
     assert core and not any(
-        r.lower().startswith(("llama-cpp-python", "sentence-transformers", "torch"))
-        for r in core
+        r.lower().startswith(("llama-cpp-python", "sentence-transformers", "torch")) for r in core
     ), core
 
 

@@ -15,7 +15,7 @@ from sane.records import (
     SpansRelation,
     Verdict,
 )
-from sane.validators.relations import CHECKERS, check_relation
+from sane.relations import KINDS, check_relation
 
 TOL = 0.05
 P, F, E = Verdict.passed, Verdict.fault, Verdict.error
@@ -31,7 +31,7 @@ def pair(kind: str, s0: float, s1: float, tol: float = TOL, hib: bool = True) ->
 def test_every_relation_kind_has_a_checker() -> None:
     kinds = {"decrease", "increase", "no_increase", "no_decrease", "invariant"}
     kinds |= {"repeatable", "combined", "ordered", "spans", "at_level"}
-    assert kinds <= set(CHECKERS)
+    assert kinds <= set(KINDS)
 
 
 @pytest.mark.parametrize(

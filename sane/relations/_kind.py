@@ -1,0 +1,178 @@
+"""What a relation kind is, the registry of kinds, and the one entry point that checks one.
+
+A kind says everything the product needs to know about it, in one object: its record (the
+typed data a recipe stores), how to check it on a case's normalised scores, its mirror (the
+same claim in the opposite direction), which roles' score change it measures, what a paired
+significance test expects of it, the direction the blind panel must name, and its formula
+and plain words for prompts and reports. Adding a kind is one module that registers it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from sane._record import Record
+
+EPS = 1e-9
+"""Slack for float comparisons: a difference exactly equal to the tolerance is within it."""
+
+_RANGE_SLACK = 1e-6
+"""How far outside [0, 1] a normalised score may stray (rounding) before it is refused."""
+
+Scores = dict[str, list[float]]
+Alternative = Literal["less", "greater", "two-sided"]
+
+
+class Verdict(str, Enum):
+    passed = "pass"
+    fault = "fault"
+    error = "error"
+
+
+class RelationResult(BaseModel):
+    """The verdict of one relation check and the evidence behind it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: Verdict
+    detail: str
+
+
+Checker = Callable[[Any, Scores, float, bool], RelationResult]
+
+
+@dataclass(frozen=True)
+class RelationKind:
+    """One kind of expected relation, complete (a test walks every kind to prove it).
+
+    - `record`: the pydantic class of its data; `record.roles(relation)` lists the variant
+      roles it reads.
+    - `check(relation, scores, tolerance, higher_is_better)`: the verdict with evidence.
+    - `mirror(relation)`: the opposite claim (the relation itself when it has no direction);
+      used for lower-is-better contracts and the panel's mirror controls.
+    - `change`: the (from, to) roles whose score difference is a case's change (stability /
+      sensitivity, profiles); None for a kind without a perturbation.
+    - `paired`: (alternative of perturbed - original, whether significance is expected) for
+      the paired t-test of pair kinds; None otherwise.
+    - `directions`: what the blind panel may answer for it ("lower", "higher", "same");
+      None where a direction cannot express it.
+    - `formula`: a format string over the relation's fields, for reports.
+    - `predicts(relation, gets)`: the claim in plain words, for the oracle's prompts.
+    - `example` and `meaning`: how the recipe agent is told about the kind.
+    """
+
+    name: str
+    record: type[Record]
+    check: Checker
+    mirror: Callable[[Any], Any]
+    change: Callable[[Any], tuple[str, str]] | None
+    paired: tuple[Alternative, bool] | None
+    directions: frozenset[str] | None
+    formula: str
+    predicts: Callable[[Any, str], str]
+    example: str
+    meaning: str
+
+
+KINDS: dict[str, RelationKind] = {}
+
+
+def register(kind: RelationKind) -> RelationKind:
+    KINDS[kind.name] = kind
+    return kind
+
+
+def kind_of(relation: Any) -> RelationKind:
+    return KINDS[relation.kind]
+
+
+def verdict(ok: bool, detail: str) -> RelationResult:
+    return RelationResult(verdict=Verdict.passed if ok else Verdict.fault, detail=detail)
+
+
+def error(detail: str) -> RelationResult:
+    return RelationResult(verdict=Verdict.error, detail=detail)
+
+
+def mean(values: list[float]) -> float:
+    return math.fsum(values) / len(values)
+
+
+def unchanged(relation: Any) -> Any:
+    """The mirror of a kind without a direction: itself."""
+    return relation
+
+
+def _clean(relation: Any, scores: dict[str, list[float | None]]) -> tuple[Scores, str | None]:
+    """The scores of the roles the relation reads, or a reason they cannot be used."""
+    clean: Scores = {}
+    for role in relation.roles():
+        values = scores.get(role)
+        if values is None:
+            return {}, f"no scores for role '{role}'"
+        if len(values) == 0:
+            return {}, f"empty score list for role '{role}'"
+        for value in values:
+            if value is None:
+                return {}, f"missing score (None) for role '{role}'"
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return {}, f"non-numeric score {value!r} for role '{role}'"
+            if not math.isfinite(value):
+                return {}, f"non-finite score {value} for role '{role}'"
+            if not -_RANGE_SLACK <= value <= 1 + _RANGE_SLACK:
+                return {}, f"score {value} for role '{role}' is not normalised to [0, 1]"
+        clean[role] = [float(v) for v in values]
+    return clean, None
+
+
+def check_relation(
+    relation: Any,
+    scores: dict[str, list[float | None]],
+    tolerance: float,
+    higher_is_better: bool,
+) -> RelationResult:
+    """Check `relation` on normalised scores (one list of repeats per role). Anything that
+    cannot be checked honestly (a missing role, an empty list, a None, NaN or infinite
+    score, a bad tolerance) is an error, never a pass."""
+    if not (isinstance(tolerance, int | float) and math.isfinite(tolerance) and tolerance >= 0):
+        return error(f"invalid tolerance {tolerance!r}")
+    kind = KINDS.get(relation.kind)
+    if kind is None:
+        return error(f"no checker for relation kind '{relation.kind}'")
+    clean, problem = _clean(relation, scores)
+    if problem is not None:
+        return error(problem)
+    return kind.check(relation, clean, float(tolerance), higher_is_better)
+
+
+def mirror(relation: Any) -> Any:
+    """The relation with its direction flipped (the same relation when it has none)."""
+    return kind_of(relation).mirror(relation)
+
+
+def formula(spec: dict[str, Any]) -> str:
+    """A stored relation's formula, e.g. ``s(perturbed) < s(original) - tol``."""
+    kind = KINDS.get(str(spec.get("kind")))
+    if kind is None:
+        return str(spec.get("kind"))
+    values = {k: (" < ".join(v) if isinstance(v, list) else v) for k, v in spec.items()}
+    try:
+        return kind.formula.format(**values)
+    except (KeyError, IndexError):
+        return str(spec.get("kind"))
+
+
+def predicts(relation: Any, gets: str = "gets") -> str:
+    """What the relation claims for a correct scorer, in plain words."""
+    return kind_of(relation).predicts(relation, gets)
+
+
+def catalogue() -> list[str]:
+    """One line per kind for the recipe agent: its JSON form and its meaning."""
+    return [f"- {kind.example}: {kind.meaning}" for kind in KINDS.values() if kind.example]

@@ -1,0 +1,92 @@
+"""Every relation kind is complete: one row per kind says what it must provide, and the test
+walks the registry so a kind added without its row, or with a part missing, fails here."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import pytest
+
+from sane.relations import KINDS, Relation, catalogue, check_relation, formula, mirror, predicts
+from sane.relations import Verdict as V
+
+# kind -> (example relation, normalised scores that satisfy it, scores that violate it,
+#          has a change, has a paired test, has a blind-panel direction)
+ROWS = {
+    "decrease": ({"kind": "decrease"}, {"original": [0.8], "perturbed": [0.2]},
+                 {"original": [0.5], "perturbed": [0.5]}, True, True, True),
+    "increase": ({"kind": "increase"}, {"original": [0.2], "perturbed": [0.8]},
+                 {"original": [0.5], "perturbed": [0.5]}, True, True, True),
+    "no_increase": ({"kind": "no_increase"}, {"original": [0.5], "perturbed": [0.5]},
+                    {"original": [0.2], "perturbed": [0.8]}, True, True, True),
+    "no_decrease": ({"kind": "no_decrease"}, {"original": [0.5], "perturbed": [0.5]},
+                    {"original": [0.8], "perturbed": [0.2]}, True, True, True),
+    "invariant": ({"kind": "invariant"}, {"original": [0.5], "perturbed": [0.52]},
+                  {"original": [0.2], "perturbed": [0.8]}, True, True, True),
+    "repeatable": ({"kind": "repeatable", "repeats": 3}, {"original": [0.5, 0.5, 0.51]},
+                   {"original": [0.1, 0.9, 0.5]}, False, False, False),
+    "combined": ({"kind": "combined"},
+                 {"original": [0.9], "edit_a": [0.6], "edit_b": [0.6], "edit_ab": [0.4]},
+                 {"original": [0.9], "edit_a": [0.6], "edit_b": [0.6], "edit_ab": [0.8]},
+                 True, False, False),
+    "ordered": ({"kind": "ordered", "series": ["a", "b", "c"]},
+                {"a": [0.1], "b": [0.5], "c": [0.9]}, {"a": [0.9], "b": [0.5], "c": [0.1]},
+                True, False, False),
+    "spans": ({"kind": "spans", "series": ["a", "b"], "min_fraction": 0.5},
+              {"a": [0.1], "b": [0.9]}, {"a": [0.4], "b": [0.5]}, True, False, False),
+    "at_level": ({"kind": "at_level", "low": 0.0, "high": 0.3}, {"original": [0.2]},
+                 {"original": [0.9]}, False, False, False),
+}  # fmt: skip
+
+
+def _relation(data: dict):
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Relation).validate_python(data)
+
+
+def test_every_registered_kind_has_a_row_and_every_row_a_kind() -> None:
+    assert set(KINDS) == set(ROWS)
+    literal_kinds = {
+        kind
+        for record in get_args(get_args(Relation)[0])
+        for kind in get_args(record.model_fields["kind"].annotation)
+    }
+    assert literal_kinds == set(KINDS)  # the union reads every kind's record
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_each_kind_is_complete(name: str) -> None:
+    data, holds, breaks, has_change, has_paired, has_direction = ROWS[name]
+    kind, relation = KINDS[name], _relation(data)
+    assert kind.name == name and isinstance(relation, kind.record)
+    assert set(relation.roles()) == set(holds) == set(breaks)
+    assert check_relation(relation, holds, 0.05, True).verdict is V.passed
+    assert check_relation(relation, breaks, 0.05, True).verdict is V.fault
+    missing = {role: scores for role, scores in holds.items() if role != relation.roles()[0]}
+    assert check_relation(relation, missing, 0.05, True).verdict is V.error
+    # the mirror is the same kind family, reads the same roles, and undoes itself
+    flipped = mirror(relation)
+    assert set(flipped.roles()) == set(relation.roles())
+    back = mirror(flipped).model_dump()
+    for field, value in relation.model_dump().items():
+        assert back[field] == (pytest.approx(value) if isinstance(value, float) else value)
+    assert (kind.change is not None) == has_change
+    if has_change:
+        start, end = kind.change(relation)
+        assert {start, end} <= set(relation.roles()) and start != end
+    assert (kind.paired is not None) == has_paired
+    assert (kind.directions is not None) == has_direction
+    # words for the reports, the panel and the recipe agent
+    text = formula(relation.model_dump(mode="json"))
+    assert text != name and "{" not in text
+    assert any(role in predicts(relation) for role in relation.roles())
+    assert any(f'"kind": "{name}"' in line for line in catalogue())
+
+
+def test_a_directed_kind_mirrors_onto_its_opposite() -> None:
+    swap = {"lower": "higher", "higher": "lower", "same": "same"}
+    for name, kind in KINDS.items():
+        if kind.directions is not None:
+            opposite = KINDS[mirror(_relation({"kind": name})).kind]
+            assert opposite.directions == {swap[d] for d in kind.directions}
