@@ -16,22 +16,16 @@ from typing import Annotated, Any
 import typer
 
 from sane.cli._common import (
-    ApiBase,
-    Cache,
-    Concurrency,
-    LLMTimeout,
-    MaxCalls,
-    MaxCost,
     Quiet,
-    Script,
     app,
     err,
     errors_to_exit_codes,
-    llm_settings,
     out,
     progress_display,
 )
+from sane.cli._llm_options import llm_options
 from sane.errors import InputError
+from sane.llm import LLMSettings
 
 FORMATS = ("md", "json")
 
@@ -45,6 +39,7 @@ def _render(comparison: Any, format: str) -> str:
 
 
 @app.command()
+@llm_options()
 def baseline(
     spec: Annotated[str, typer.Argument(help="Scorer spec YAML, or builtin:NAME.")],
     model: Annotated[str, typer.Option(help="Agent model: a litellm string or local/NAME.")],
@@ -79,13 +74,7 @@ def baseline(
     timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
     format: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
     out_file: Annotated[Path | None, typer.Option("--out", help="Write here, not stdout.")] = None,
-    cache: Cache = None,
-    script: Script = None,
-    api_base: ApiBase = None,
-    concurrency: Concurrency = 8,
-    max_calls: MaxCalls = None,
-    max_cost: MaxCost = None,
-    llm_timeout: LLMTimeout = 120.0,
+    llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
     quiet: Quiet = False,
 ) -> None:
     """Compare derived recipes with a fixed recipe set on one scorer and example set."""
@@ -112,9 +101,7 @@ def baseline(
                 targets=target,
                 repeats=repeats,
                 timeout_s=timeout,
-                llm=llm_settings(
-                    cache, script, api_base, concurrency, max_calls, max_cost, llm_timeout
-                ),
+                llm=llm,
                 progress=progress,
             )
     (suite_dir / "comparison.json").write_text(_render(comparison, "json") + "\n", encoding="utf-8")

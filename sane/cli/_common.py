@@ -11,7 +11,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -21,7 +20,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from sane.errors import BudgetExceeded, InputError, SaneError
 
 if TYPE_CHECKING:
-    from sane.llm import LLMSettings
     from sane.report import Funnel
 
 
@@ -152,43 +150,7 @@ def progress_display(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
             bar.stop()
 
 
-Cache = Annotated[Path | None, typer.Option(help="LLM cache file (default: user cache dir).")]
-Script = Annotated[
-    Path | None, typer.Option(help="Rules file for the `scripted` model (tests, docs).")
-]
-ApiBase = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
-Concurrency = Annotated[int, typer.Option(min=1, help="Concurrent LLM calls.")]
-MaxCalls = Annotated[int | None, typer.Option(help="Stop after this many uncached LLM calls.")]
-MaxCost = Annotated[float | None, typer.Option(help="Stop once this many USD are spent.")]
-LLMTimeout = Annotated[
-    float, typer.Option(min=1, help="Seconds one LLM call may take once it runs.")
-]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
-
-
-def llm_settings(
-    cache: Path | None,
-    script: Path | None,
-    api_base: str | None,
-    concurrency: int,
-    max_calls: int | None,
-    max_cost: float | None,
-    timeout_s: float | None = None,
-) -> LLMSettings:
-    from sane.llm import LLMSettings
-
-    if script is not None and not script.is_file():
-        raise InputError(str(script), "--script", "file not found")
-    timeout = {} if timeout_s is None else {"timeout_s": timeout_s}
-    return LLMSettings(
-        cache_path=cache,
-        script_path=script,
-        api_base=api_base,
-        concurrency=concurrency,
-        max_calls=max_calls,
-        max_cost=max_cost,
-        **timeout,
-    )
 
 
 def print_validity(funnel: Funnel) -> None:

@@ -9,9 +9,7 @@ import typer
 from rich.table import Table
 
 from sane.cli._common import (
-    Cache,
     Quiet,
-    Script,
     app,
     err,
     errors_to_exit_codes,
@@ -19,10 +17,13 @@ from sane.cli._common import (
     print_validity,
     progress_display,
 )
+from sane.cli._llm_options import llm_options
 from sane.demo import DemoPlan
+from sane.llm import LLMSettings
 
 
 @app.command()
+@llm_options("cache", "script")
 def demo(
     out_dir: Annotated[
         Path, typer.Option("--out", help="Folder for the suite and reports.")
@@ -43,13 +44,11 @@ def demo(
             "contrastive (sane generate's default) or blind."
         ),
     ] = DemoPlan().panel,
-    cache: Cache = None,
-    script: Script = None,
     quiet: Quiet = False,
+    llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
 ) -> None:
     """The offline end-to-end run: a suite for a built-in spec, executed on local targets."""
     from sane.demo import run_demo
-    from sane.llm import LLMSettings
 
     plan = DemoPlan(spec=spec, model=model, panel=panel, **({"targets": target} if target else {}))
     err.print(
@@ -60,7 +59,7 @@ def demo(
         result = run_demo(
             out_dir,
             plan=plan,
-            llm=LLMSettings(cache_path=cache, script_path=script),
+            llm=llm,
             progress=progress,
         )
     report = result.report

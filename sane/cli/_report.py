@@ -14,19 +14,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from sane.cli._common import (
-    ApiBase,
-    Cache,
-    Script,
     app,
     err,
     errors_to_exit_codes,
-    llm_settings,
     out,
 )
+from sane.cli._llm_options import llm_options
 from sane.errors import InputError
+from sane.llm import LLMSettings
 
 if TYPE_CHECKING:
-    from sane.llm import LLMSettings
     from sane.report import HumanAlignment, Report
 
 FORMATS = ("summary", "json", "md", "html")
@@ -168,6 +165,7 @@ def _parse_fields(pairs: list[str] | None) -> dict[str, str]:
 
 
 @app.command()
+@llm_options("cache", "script", "api_base", concurrency=1)
 def rank(
     suite: Annotated[Path, typer.Argument(help="Suite file.")],
     human: Annotated[Path | None, typer.Option(help="CSV of target,human score.")] = None,
@@ -196,9 +194,7 @@ def rank(
         typer.Option(metavar="NAME", help="Targets for --human-data; default: those executed."),
     ] = None,
     timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
-    cache: Cache = None,
-    script: Script = None,
-    api_base: ApiBase = None,
+    llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Rank the targets by pass rate, overall and per requirement, optionally against humans.
@@ -219,7 +215,7 @@ def rank(
             invert_labels=invert_labels,
             targets=target,
             timeout=timeout,
-            llm=llm_settings(cache, script, api_base, 1, None, None),
+            llm=llm,
         )
     if as_json:
         payload = {

@@ -3,66 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from sane.cli._common import (
     EXIT_NOTHING_MEASURED,
-    ApiBase,
-    Cache,
-    Concurrency,
-    LLMTimeout,
-    MaxCalls,
-    MaxCost,
     Quiet,
-    Script,
     app,
     err,
     errors_to_exit_codes,
     fail,
-    llm_settings,
     out,
     print_validity,
     progress_display,
 )
-from sane.errors import InputError
-
-if TYPE_CHECKING:
-    from sane.llm import LLMSettings
-
-Router = Annotated[
-    Path | None,
-    typer.Option(help="litellm Router file: deployments of router/NAME models, fallbacks."),
-]
-RateLimit = Annotated[
-    list[str] | None,
-    typer.Option(
-        metavar="PROVIDER=RPM",
-        help="PROVIDER=RPM request limit per minute (e.g. openai=500); repeatable.",
-    ),
-]
-
-
-def _routing(
-    settings: LLMSettings, router: Path | None, rate_limit: list[str] | None
-) -> LLMSettings:
-    """Add the router file and the per-provider rate limits to the LLM settings."""
-    limits: dict[str, float] = {}
-    for item in rate_limit or []:
-        provider, _, rpm = item.partition("=")
-        try:
-            limits[provider.strip()] = float(rpm)
-        except ValueError:
-            raise InputError(None, "--rate-limit", f"expected PROVIDER=RPM, got {item!r}") from None
-        if not provider.strip() or not limits[provider.strip()] > 0:
-            raise InputError(None, "--rate-limit", f"expected PROVIDER=RPM > 0, got {item!r}")
-    if router is not None and not router.is_file():
-        raise InputError(str(router), "--router", "file not found")
-    return settings.model_copy(update={"router_path": router, "rate_limits": limits})
+from sane.cli._llm_options import llm_options
+from sane.llm import LLMSettings
 
 
 @app.command()
+@llm_options()
 def generate(
     spec: Annotated[str, typer.Argument(help="Scorer spec YAML, or builtin:NAME.")],
     suite: Annotated[Path, typer.Option(help="Suite file to create or resume.")],
@@ -101,15 +62,7 @@ def generate(
             "relation's direction is asked without being shown (lower/higher/same)."
         ),
     ] = "contrastive",
-    router: Router = None,
-    rate_limit: RateLimit = None,
-    cache: Cache = None,
-    script: Script = None,
-    api_base: ApiBase = None,
-    concurrency: Concurrency = 8,
-    max_calls: MaxCalls = None,
-    max_cost: MaxCost = None,
-    llm_timeout: LLMTimeout = 120.0,
+    llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
     quiet: Quiet = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the estimated calls and cost; run nothing.")
@@ -152,13 +105,7 @@ def generate(
             exhaustive=exhaustive,
             stop_at_tau=stop_at_tau,
             panel=panel,
-            llm=_routing(
-                llm_settings(
-                    cache, script, api_base, concurrency, max_calls, max_cost, llm_timeout
-                ),
-                router,
-                rate_limit,
-            ),
+            llm=llm,
             progress=progress,
         )
     funnel = build_report(snapshot).validity
@@ -170,6 +117,7 @@ def generate(
 
 
 @app.command()
+@llm_options()
 def execute(
     suite: Annotated[Path, typer.Argument(help="Suite file.")],
     target: Annotated[
@@ -184,15 +132,7 @@ def execute(
     ] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Scores per variant.")] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
-    router: Router = None,
-    rate_limit: RateLimit = None,
-    cache: Cache = None,
-    script: Script = None,
-    api_base: ApiBase = None,
-    concurrency: Concurrency = 8,
-    max_calls: MaxCalls = None,
-    max_cost: MaxCost = None,
-    llm_timeout: LLMTimeout = 120.0,
+    llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
     quiet: Quiet = False,
 ) -> None:
     """Run the suite's validated families against target scorers."""
@@ -205,13 +145,7 @@ def execute(
             spec=spec,
             repeats=repeats,
             timeout_s=timeout,
-            llm=_routing(
-                llm_settings(
-                    cache, script, api_base, concurrency, max_calls, max_cost, llm_timeout
-                ),
-                router,
-                rate_limit,
-            ),
+            llm=llm,
             progress=progress,
         )
     faults = sum(r.verdict.value == "fault" for r in records)

@@ -50,3 +50,34 @@ def test_the_metavars_are_words() -> None:
     metavars = {p.name: p.metavar for p in check.params}
     assert metavars["max_faults"] == "N" and metavars["target"] == "NAME"
     assert metavars["suite"] == "SUITE" and metavars["as_json"] is None
+
+
+def test_the_llm_options_are_declared_once_and_offered_alike() -> None:
+    import typer.main
+
+    from sane.cli._llm_options import OPTIONS
+
+    root = typer.main.get_command(app)
+    full = {"generate", "execute", "baseline"}
+    for name in full:
+        offered = {p.name for p in root.commands[name].params}
+        assert set(OPTIONS) <= offered, name
+        assert "llm" not in offered
+    assert {p.name for p in root.commands["rank"].params} >= {"cache", "script", "api_base"}
+
+
+def test_bad_llm_option_values_are_bad_input(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    spec = "builtin:faithfulness"
+    for args, field in [
+        (["--rate-limit", "openai"], "--rate-limit"),
+        (["--rate-limit", "openai=-3"], "--rate-limit"),
+        (["--router", str(tmp_path / "none.yaml")], "--router"),
+        (["--script", str(tmp_path / "none.yaml")], "--script"),
+    ]:
+        result = CliRunner().invoke(
+            app, ["generate", spec, "--suite", str(tmp_path / "s.db"), "--model", "scripted", *args]
+        )
+        assert result.exit_code == 2 and field in result.stderr, (args, result.output)
+        assert not (tmp_path / "s.db").exists()
