@@ -68,19 +68,11 @@ def _check_targets(spec: ScorerSpec, path: Path) -> None:
             raise InputError(str(path), f"targets.{target.name}.name", "duplicate target name")
         seen.add(target.name)
         if target.kind not in TARGET_KINDS:
-            known = ", ".join(sorted(TARGET_KINDS))
-            raise InputError(
-                str(path),
-                f"targets.{target.name}.kind",
-                f"unknown target kind '{target.kind}' (known: {known})",
-            )
+            field = f"targets.{target.name}.kind"
+            raise InputError(str(path), field, TARGET_KINDS.unknown(target.kind))
         if target.kind == "builtin" and target.metric not in BUILTIN_METRICS:
-            known = ", ".join(sorted(BUILTIN_METRICS))
-            raise InputError(
-                str(path),
-                f"targets.{target.name}.metric",
-                f"unknown built-in metric '{target.metric}' (known: {known})",
-            )
+            field = f"targets.{target.name}.metric"
+            raise InputError(str(path), field, BUILTIN_METRICS.unknown(str(target.metric)))
         problem = model_problem(target.model) if target.model is not None else None
         if problem is not None:
             raise InputError(str(path), f"targets.{target.name}.model", problem)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from sane._registry import Registry
 from sane.errors import InputError
 from sane.records import Capability, Example, Recipe, RunConfig, ScorerSpec
 
@@ -38,7 +39,7 @@ class Generator(Protocol):
 
 
 Factory = Callable[[str | None], Generator]
-KINDS: dict[str, Factory] = {}
+KINDS: Registry[Factory] = Registry("generator")
 LISTERS: dict[str, Callable[[], list[str]]] = {}
 
 
@@ -48,9 +49,8 @@ def register_generator(
     """Register a factory for ``kind``; ``lister`` names the full generator strings it offers."""
 
     def decorator(factory: Factory) -> Factory:
-        KINDS[kind] = factory
         LISTERS[kind] = lister or (lambda: [kind])
-        return factory
+        return KINDS.register(kind)(factory)
 
     return decorator
 

@@ -59,9 +59,7 @@ class FixedRecipe(_Strict):
     @classmethod
     def _known_transform(cls, value: str | None) -> str | None:
         if value is not None and value not in TRANSFORMS:
-            raise ValueError(
-                f"unknown transform {value!r} (known: {', '.join(sorted(TRANSFORMS))})"
-            )
+            raise ValueError(TRANSFORMS.unknown(value))
         return value
 
 

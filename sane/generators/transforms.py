@@ -18,6 +18,7 @@ from functools import lru_cache
 
 import pysbd
 
+from sane._registry import Registry
 from sane.errors import SaneError
 from sane.records import Example
 
@@ -44,7 +45,7 @@ class TransformInput:
 
 
 Transform = Callable[[TransformInput], str]
-TRANSFORMS: dict[str, Transform] = {}
+TRANSFORMS: Registry[Transform] = Registry("transform")
 OPERATORS: dict[str, str] = {}
 """Transforms the recipe agent may pick, with the instruction that says exactly what each
 does: a recipe built on one gets that instruction and its variants are written by code,
@@ -57,10 +58,9 @@ def register_transform(
     """Register a transform by name; with `operator`, also offer it to the recipe agent."""
 
     def decorator(transform: Transform) -> Transform:
-        TRANSFORMS[name] = transform
         if operator is not None:
             OPERATORS[name] = operator
-        return transform
+        return TRANSFORMS.register(name)(transform)
 
     return decorator
 
@@ -69,8 +69,7 @@ def get_transform(name: str) -> Transform:
     try:
         return TRANSFORMS[name]
     except KeyError:
-        known = ", ".join(sorted(TRANSFORMS))
-        raise KeyError(f"unknown transform {name!r} (known: {known})") from None
+        raise KeyError(TRANSFORMS.unknown(name)) from None
 
 
 def apply_transform(name: str, data: TransformInput) -> str:

@@ -24,7 +24,7 @@ def _local(model: str) -> str | None:
 
     name = model.split("/", 1)[1] if "/" in model else ""
     if name not in ASSETS:
-        return f"unknown local model '{name}' (known: {', '.join(sorted(ASSETS))})"
+        return ASSETS.unknown(name)
     return missing_runtime("llama_cpp")
 
 

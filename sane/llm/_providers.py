@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sane._registry import Registry
 from sane.llm._settings import LLMSettings
 
 
@@ -43,26 +44,11 @@ class Route:
 
 RouteBuilder = Callable[[str, LLMSettings, CallContext], Route]
 
-ROUTES: dict[str, RouteBuilder] = {}
-CUSTOM_PROVIDERS: dict[str, Callable[[], Any]] = {}
-
-
-def register_route(prefix: str) -> Callable[[RouteBuilder], RouteBuilder]:
-    def decorator(builder: RouteBuilder) -> RouteBuilder:
-        ROUTES[prefix] = builder
-        return builder
-
-    return decorator
-
-
-def register_custom_provider(name: str) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
-    """Register a factory of a litellm CustomLLM handler under a provider name."""
-
-    def decorator(factory: Callable[[], Any]) -> Callable[[], Any]:
-        CUSTOM_PROVIDERS[name] = factory
-        return factory
-
-    return decorator
+ROUTES: Registry[RouteBuilder] = Registry("model route")
+# factories of litellm CustomLLM handlers, by provider name
+CUSTOM_PROVIDERS: Registry[Callable[[], Any]] = Registry("custom provider")
+register_route = ROUTES.register
+register_custom_provider = CUSTOM_PROVIDERS.register
 
 
 def plain_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:

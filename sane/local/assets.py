@@ -31,6 +31,7 @@ from typing import BinaryIO
 import platformdirs
 from pydantic import BaseModel
 
+from sane._registry import Registry
 from sane.local.errors import ModelUnavailable
 
 CHUNK = 8 * 1024 * 1024
@@ -86,12 +87,11 @@ class VerifiedMarker(BaseModel):
 
 # ------------------------------------------------------------------ registry
 
-ASSETS: dict[str, ModelAsset] = {}
+ASSETS: Registry[ModelAsset] = Registry("local model")
 
 
 def register_asset(asset: ModelAsset) -> ModelAsset:
-    ASSETS[asset.name] = asset
-    return asset
+    return ASSETS.register(asset.name)(asset)
 
 
 def get_asset(name: str) -> ModelAsset:
@@ -324,15 +324,8 @@ def _discard(*paths: Path) -> None:
 # --------------------------------------------------------------- assemblers
 
 Assembler = Callable[[ModelAsset], Path]
-ASSEMBLERS: dict[str, Assembler] = {}
-
-
-def register_assembler(kind: str) -> Callable[[Assembler], Assembler]:
-    def decorator(function: Assembler) -> Assembler:
-        ASSEMBLERS[kind] = function
-        return function
-
-    return decorator
+ASSEMBLERS: Registry[Assembler] = Registry("model assembly")
+register_assembler = ASSEMBLERS.register
 
 
 def _root_of(weights: Path, weights_path: str) -> Path:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from sane._record import Record
+from sane._registry import Registry
 
 EPS = 1e-9
 """Slack for float comparisons: a difference exactly equal to the tolerance is within it."""
@@ -80,12 +81,11 @@ class RelationKind:
     meaning: str
 
 
-KINDS: dict[str, RelationKind] = {}
+KINDS: Registry[RelationKind] = Registry("relation kind")
 
 
 def register(kind: RelationKind) -> RelationKind:
-    KINDS[kind.name] = kind
-    return kind
+    return KINDS.register(kind.name)(kind)
 
 
 def kind_of(relation: Any) -> RelationKind:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from sane._registry import Registry
 from sane.errors import InputError
 from sane.records import OutputContract, ScorerSpec, TargetConfig
 
@@ -55,24 +56,10 @@ class BuildContext:
 TargetFactory = Callable[[TargetConfig, BuildContext], Target]
 MetricFactory = Callable[[TargetConfig, BuildContext], Target]
 
-TARGET_KINDS: dict[str, TargetFactory] = {}
-BUILTIN_METRICS: dict[str, MetricFactory] = {}
-
-
-def register_kind(kind: str) -> Callable[[TargetFactory], TargetFactory]:
-    def decorator(factory: TargetFactory) -> TargetFactory:
-        TARGET_KINDS[kind] = factory
-        return factory
-
-    return decorator
-
-
-def register_metric(name: str) -> Callable[[MetricFactory], MetricFactory]:
-    def decorator(factory: MetricFactory) -> MetricFactory:
-        BUILTIN_METRICS[name] = factory
-        return factory
-
-    return decorator
+TARGET_KINDS: Registry[TargetFactory] = Registry("target kind")
+BUILTIN_METRICS: Registry[MetricFactory] = Registry("built-in metric")
+register_kind = TARGET_KINDS.register
+register_metric = BUILTIN_METRICS.register
 
 
 def build_target(config: TargetConfig, context: BuildContext, *, source: str = "spec") -> Target:
@@ -82,7 +69,7 @@ def build_target(config: TargetConfig, context: BuildContext, *, source: str = "
         raise InputError(
             source,
             f"targets.{config.name}.kind",
-            f"unknown target kind '{config.kind}' (known: {', '.join(sorted(TARGET_KINDS))})",
+            TARGET_KINDS.unknown(config.kind),
         )
     return factory(config, context)
 
@@ -103,7 +90,6 @@ def _builtin(config: TargetConfig, context: BuildContext) -> Target:
         raise InputError(
             "spec",
             f"targets.{config.name}.metric",
-            f"unknown built-in metric '{config.metric}' "
-            f"(known: {', '.join(sorted(BUILTIN_METRICS))})",
+            BUILTIN_METRICS.unknown(str(config.metric)),
         )
     return factory(config, context)
