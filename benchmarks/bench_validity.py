@@ -53,7 +53,7 @@ from pydantic import BaseModel
 from scipy.stats import spearmanr
 
 from sane import api
-from sane.generators.baseline import suite_file
+from sane.analyses.baseline import suite_file
 from sane.llm import LLMSettings
 from sane.records import PanelKind
 from sane.report import Report, TargetSummary
@@ -261,9 +261,7 @@ def _fmt(value: object) -> str:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--quick", action="store_true", help="the smaller run (see the docstring)"
-    )
+    parser.add_argument("--quick", action="store_true", help="the smaller run (see the docstring)")
     parser.add_argument("--out", type=Path, default=Path("out/bench-validity"))
     parser.add_argument("--model", default=MODEL)
     parser.add_argument("--oracle-model", action="append", default=[])

@@ -7,6 +7,7 @@ targets) and runs the workflow graph in the mode asked for.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
@@ -18,6 +19,7 @@ from sane.suites.store import SuiteStore
 if TYPE_CHECKING:
     from sane._runtime import Progress, RunContext
     from sane.llm import LLMClient, LLMSettings
+    from sane.report import LiveOptions
     from sane.scorers.base import Target
 
 # `report` reads a suite and must start fast (CI gates, terminals); the pipeline behind
@@ -90,8 +92,7 @@ def generate(
     from sane import workflow
     from sane.generators import get_generator
     from sane.inputs import examples_path, load_examples, load_spec
-    from sane.llm import check_model
-    from sane.llm._budget import require_prices
+    from sane.llm import check_model, require_prices
     from sane.suites.targets import freeze_targets
 
     if panel not in get_args(PanelKind):
@@ -192,7 +193,7 @@ def execute(
     versions are compared on one suite over time; a replaced definition is measured again.
     """
     from sane import workflow
-    from sane.llm._budget import require_prices
+    from sane.llm import require_prices
 
     store = SuiteStore(suite, writer=True)
     try:
@@ -225,13 +226,36 @@ def execute(
         store.close()
 
 
-def report(suite: str | Path, *, human: dict[str, float] | None = None) -> Report:
+def report(suite: str | Path, *, human: Mapping[str, float] | None = None) -> Report:
     """Build the report of a suite from what its store holds now."""
     store = SuiteStore(suite, readonly=True)
     try:
         return build_report(store.snapshot(), human=human)
     finally:
         store.close()
+
+
+def report_html(
+    suite: str | Path,
+    *,
+    human: Mapping[str, float] | None = None,
+    live: LiveOptions | None = None,
+) -> str:
+    """The suite's report as one HTML page, from what its store holds now; the page also
+    shows each fault's recipe text and each capability's name."""
+    from sane.report import render_html
+
+    store = SuiteStore(suite, readonly=True)
+    try:
+        snapshot = store.snapshot()
+    finally:
+        store.close()
+    return render_html(
+        build_report(snapshot, human=human),
+        recipes=snapshot.recipes,
+        capabilities=snapshot.capabilities,
+        live=live,
+    )
 
 
 def _client(store: SuiteStore, settings: LLMSettings | None) -> LLMClient:

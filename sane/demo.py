@@ -62,7 +62,7 @@ def run_demo(
     # the pipeline is imported here, not at `import sane.demo`: the CLI reads DemoPlan's
     # defaults for `sane --help`, which must start fast
     from sane import api
-    from sane.report import render_markdown, suite_html
+    from sane.report import render_markdown
 
     plan = plan or DemoPlan()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -86,7 +86,7 @@ def run_demo(
     md_path = out_dir / "report.md"
     md_path.write_text(render_markdown(report) + "\n")
     html_path = out_dir / "report.html"
-    html_path.write_text(suite_html(suite), encoding="utf-8")
+    html_path.write_text(api.report_html(suite), encoding="utf-8")
     return DemoResult(
         suite=suite,
         json_report=json_path,

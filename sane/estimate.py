@@ -15,14 +15,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from sane.agents._drafts import capability_list, case_draft, recipe_list
+from sane.agents import capability_list, case_draft, recipe_list
 from sane.agents.capabilities import PROMPT_EXAMPLES, requirement_meanings
 from sane.generators.transforms import OPERATORS
 from sane.inputs import examples_path, load_examples, load_spec
-from sane.llm import check_model
-from sane.llm._budget import price
-from sane.llm._litellm import ensure_litellm_ready
-from sane.llm._structured import with_instruction
+from sane.llm import check_model, ensure_litellm_ready, price, with_instruction
 from sane.prompts import messages
 from sane.records import (
     Capability,

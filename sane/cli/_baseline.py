@@ -31,7 +31,7 @@ FORMATS = ("md", "json")
 
 
 def _render(comparison: Any, format: str) -> str:
-    from sane.generators.render import render_comparison
+    from sane.analyses.generator_comparison import render_comparison
 
     if format == "md":
         return render_comparison(comparison)
@@ -78,7 +78,7 @@ def baseline(
     quiet: Quiet = False,
 ) -> None:
     """Compare derived recipes with a fixed recipe set on one scorer and example set."""
-    from sane.generators.baseline import run_baseline
+    from sane.analyses.baseline import run_baseline
 
     with errors_to_exit_codes():
         if format not in FORMATS:

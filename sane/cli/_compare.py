@@ -13,7 +13,7 @@ from rich.table import Table
 from sane.cli._common import app, errors_to_exit_codes, out
 
 if TYPE_CHECKING:
-    from sane.suites.compare import SuiteComparison
+    from sane.analyses.reproducibility import SuiteComparison
 
 
 def _fmt(value: float | None) -> str:
@@ -83,7 +83,7 @@ def compare(
 ) -> None:
     """Compare two suites of one scorer: profile MAE, ranking agreement, recipe overlap."""
     with errors_to_exit_codes():
-        from sane.suites.compare import compare_suites
+        from sane.analyses.reproducibility import compare_suites
 
         result = compare_suites(suite_a, suite_b, similarity=similarity, seed=seed)
     if as_json:

@@ -76,9 +76,7 @@ def report(
             raise InputError(None, "--format", f"unknown format '{format}' ({', '.join(FORMATS)})")
         scores = _read_human(human) if human else None
         if format == "html":  # the page also shows each fault's recipe text
-            from sane.report import suite_html
-
-            text = suite_html(suite, human=scores)
+            text = api.report_html(suite, human=scores)
         else:
             built = api.report(suite, human=scores)
             if format == "summary" and out_file is None:
@@ -258,8 +256,8 @@ def _rank_report(
     llm: LLMSettings,
 ) -> Report:
     from sane import api
+    from sane.analyses.human_alignment import human_benchmark
     from sane.report import build_report
-    from sane.report.human_data import human_benchmark
     from sane.suites.store import SuiteStore
 
     if human is not None and human_data is not None:

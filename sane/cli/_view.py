@@ -28,7 +28,7 @@ def view(
     """Serve the suite's report on loopback, updating as results land (Ctrl-C stops)."""
     with errors_to_exit_codes():
         scores = _read_human(human) if human else None
-        from sane.report._serve import make_server
+        from sane.view import make_server
 
         server = make_server(
             suite, host=host, port=port, human=scores, interval_ms=round(interval * 1000)

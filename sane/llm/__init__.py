@@ -21,8 +21,21 @@ _EXPORTS = {
     "LLMSettings": "sane.llm._settings",
     "check_model": "sane.llm._models",
     "model_problem": "sane.llm._models",
+    "price": "sane.llm._budget",
+    "require_prices": "sane.llm._budget",
+    "ensure_litellm_ready": "sane.llm._litellm",
+    "with_instruction": "sane.llm._structured",
 }
-__all__ = ["LLMClient", "LLMSettings", "check_model", "model_problem"]
+__all__ = [
+    "LLMClient",
+    "LLMSettings",
+    "check_model",
+    "ensure_litellm_ready",
+    "model_problem",
+    "price",
+    "require_prices",
+    "with_instruction",
+]
 
 
 def __getattr__(name: str) -> object:

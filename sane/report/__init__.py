@@ -6,7 +6,16 @@ The JSON document of `sane report --format json` is `build_report(...).model_dum
 """
 
 from sane.report._build import build_report
-from sane.report._html import render_html, suite_html
+from sane.report._gate import (
+    GateFileSpec,
+    GateResult,
+    Limits,
+    evaluate,
+    gate_document,
+    junit_xml,
+    render_gate,
+)
+from sane.report._html import LiveOptions, render_html
 from sane.report._markdown import render_markdown
 from sane.report._models import (
     CallSummary,
@@ -35,15 +44,22 @@ __all__ = [
     "FamilySummary",
     "FaultEvidence",
     "Funnel",
+    "GateFileSpec",
+    "GateResult",
     "GroupSummary",
     "HumanAlignment",
+    "Limits",
+    "LiveOptions",
     "RankingEntry",
     "Report",
     "SliceRankingEntry",
     "SuiteInfo",
     "TargetSummary",
     "build_report",
+    "evaluate",
+    "gate_document",
+    "junit_xml",
+    "render_gate",
     "render_html",
     "render_markdown",
-    "suite_html",
 ]

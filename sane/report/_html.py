@@ -19,7 +19,6 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from statistics import fmean
 from typing import Any
 
@@ -29,14 +28,12 @@ from markupsafe import Markup
 
 from sane.records import Capability, Recipe, Requirement
 from sane.relations import formula
-from sane.report._build import build_report
 from sane.report._models import FaultEvidence, Report
 from sane.report._plots import heat_colour, pass_rate_plot, stability_plot, threshold_plot
 from sane.report._worddiff import diff_variants
 from sane.report.formatting import ci as _ci
 from sane.report.formatting import num as _num
 from sane.report.formatting import pct as _pct
-from sane.suites.store import SuiteStore
 from sane.validators.guards import guard_text
 
 PAGE_SIZE = 50
@@ -208,24 +205,4 @@ def render_html(
             stability=stability_plot(report),
             threshold=threshold_plot(report),
         )
-    )
-
-
-def suite_html(
-    suite: str | Path,
-    *,
-    human: Mapping[str, float] | None = None,
-    live: LiveOptions | None = None,
-) -> str:
-    """Open a suite, build its report from what the store holds now and render it."""
-    store = SuiteStore(suite, readonly=True)
-    try:
-        snapshot = store.snapshot()
-    finally:
-        store.close()
-    return render_html(
-        build_report(snapshot, human=human),
-        recipes=snapshot.recipes,
-        capabilities=snapshot.capabilities,
-        live=live,
     )

@@ -14,11 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 import sane
+from sane.analyses.baseline import run_baseline, suite_file
+from sane.analyses.generator_comparison import Comparison, compare_suites, render_comparison
 from sane.cli import app
 from sane.errors import InputError
-from sane.generators.baseline import run_baseline, suite_file
-from sane.generators.comparison import Comparison, compare_suites
-from sane.generators.render import render_comparison
 from sane.llm import LLMSettings
 
 HERE = Path(__file__).resolve().parent

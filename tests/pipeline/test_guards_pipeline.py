@@ -6,9 +6,10 @@ import shutil
 from pathlib import Path
 
 import sane
+from sane.api import report_html
 from sane.llm import LLMSettings
 from sane.records import Question, Requirement
-from sane.report import render_markdown, suite_html
+from sane.report import render_markdown
 from sane.suites.store import SuiteStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -75,5 +76,5 @@ def test_guards_repair_reject_and_count_and_the_panel_never_sees_rejections(work
     # ...first, in every report
     markdown = render_markdown(report)
     assert markdown.splitlines()[2].startswith("> **The oracle panel FAILED its controls")
-    html = suite_html(suite)
+    html = report_html(suite)
     assert html.index("data-controls-failed") < html.index('id="funnel"')

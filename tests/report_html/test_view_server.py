@@ -20,9 +20,9 @@ import pytest
 from suite_builder import build_tiny_suite, execute
 from typer.testing import CliRunner
 
+from sane import view as serve_module
 from sane.cli import _view, app
-from sane.report import _serve as serve_module
-from sane.report._serve import make_server
+from sane.view import make_server
 
 
 def get(url: str) -> tuple[int, str, str]:

@@ -8,8 +8,8 @@ from scipy import stats as sp
 from suite_builders import build_suite
 from typer.testing import CliRunner
 
+from sane.analyses.human_alignment import human_benchmark
 from sane.cli import app
-from sane.report.human_data import human_benchmark
 
 RECORDS = [
     {"doc": "The council approved the park.", "text": "The council approved the park.", "ok": 1},

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from sane import api
 from sane._runtime import Progress, _no_progress
+from sane.analyses.generator_comparison import Comparison, compare_suites
 from sane.generators.base import get_generator
-from sane.generators.comparison import Comparison, compare_suites
 from sane.llm import LLMSettings
 from sane.suites.store import SuiteStore
 

@@ -13,13 +13,16 @@ equals the joint-valid rate whenever every aligned recipe got its cases.
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 
+from jinja2 import Environment
 from pydantic import BaseModel, ConfigDict, Field
 
 from sane.errors import InputError
 from sane.records import SuiteSnapshot
 from sane.report import Report, build_report
+from sane.report.formatting import markdown_environment
 from sane.stats import ThresholdRow
 from sane.suites.store import SuiteStore
 from sane.validators.families import aligned_recipe_ids
@@ -199,3 +202,31 @@ def compare_suites(paths: list[str | Path]) -> Comparison:
         finally:
             store.close()
     return compare_snapshots(items)
+
+
+# ------------------------------------------------------------------ markdown
+
+
+def _times(value: float | None) -> str:
+    return "n/a (no validated family to divide by)" if value is None else f"{value:.2f} times"
+
+
+@cache
+def _environment() -> Environment:
+    return markdown_environment("sane.analyses", times=_times)
+
+
+def render_comparison(comparison: Comparison) -> str:
+    """The comparison as a markdown table (layout in templates/comparison.md.j2)."""
+    targets = sorted({t for col in comparison.columns for t in col.fault_detecting_by_target})
+    requirements = sorted({r for col in comparison.columns for r in col.validated_by_requirement})
+    return (
+        _environment()
+        .get_template("comparison.md.j2")
+        .render(
+            c=comparison,
+            first=comparison.columns[0],
+            targets=targets,
+            requirements=requirements,
+        )
+    )

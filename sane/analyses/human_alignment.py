@@ -22,12 +22,14 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from sane.api import build_targets
 from sane.errors import InputError, LLMError, ScorerError
 from sane.llm import LLMClient, LLMSettings
 from sane.records import ScorerSpec
 from sane.scorers.base import Target
 from sane.scorers.execute import normalise, score_variants
 from sane.stats import LabelAgreement, label_agreement
+from sane.suites.store import SuiteStore
 
 BINARY_WORDS = {"1": 1.0, "0": 0.0, "true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0}
 BATCH = 16
@@ -250,9 +252,6 @@ def human_benchmark(
     The LLM calls of judge targets go through the cache but are not recorded in the suite
     (they are not part of its execution).
     """
-    from sane.api import build_targets
-    from sane.suites.store import SuiteStore
-
     store = SuiteStore(suite)
     try:
         spec = store.spec()

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from sane import api
 from sane.errors import SaneError
-from sane.report._build import build_report
-from sane.report._html import LiveOptions, suite_html
+from sane.report import LiveOptions
 from sane.suites.store import SuiteStore
 
 STATE_PATH = "/state"
@@ -60,11 +60,7 @@ def _waiting_page(message: str, interval_ms: int) -> str:
 
 
 def _json_report(suite: Path, human: Mapping[str, float] | None) -> str:
-    store = SuiteStore(suite, readonly=True)
-    try:
-        return json.dumps(build_report(store.snapshot(), human=human).model_dump(mode="json"))
-    finally:
-        store.close()
+    return json.dumps(api.report(suite, human=human).model_dump(mode="json"))
 
 
 def host_allowed(header: str | None, bound: str) -> bool:
@@ -127,7 +123,7 @@ def make_server(
                     self._send(200, _json_report(path, human), "application/json")
                 elif route in ("/", "/index.html"):
                     live = LiveOptions(STATE_PATH, generation, interval_ms)
-                    self._send(200, suite_html(path, human=human, live=live), "text/html")
+                    self._send(200, api.report_html(path, human=human, live=live), "text/html")
                 else:
                     self._send(404, "not found", "text/plain")
             except SaneError as exc:
