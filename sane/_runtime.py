@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from sane.errors import BudgetExceeded
+from sane.panel.oracle import OraclePanel
 from sane.records import Example, RunConfig, ScorerSpec
 from sane.scorers.base import Target
 from sane.suites.store import SuiteStore
-from sane.validators.panel import OraclePanel
 
 if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
     from sane.llm import LLMClient

@@ -30,7 +30,7 @@ def _context(
     store: SuiteStore, llm: LLMClient, progress: Progress | None, **extra: object
 ) -> RunContext:
     from sane._runtime import RunContext, _no_progress
-    from sane.validators.panel import OraclePanel
+    from sane.panel.oracle import OraclePanel
 
     config = store.config()
     panel = OraclePanel(

@@ -20,6 +20,7 @@ from sane.agents.capabilities import PROMPT_EXAMPLES, requirement_meanings
 from sane.generators.transforms import OPERATORS
 from sane.inputs import examples_path, load_examples, load_spec
 from sane.llm import check_model, ensure_litellm_ready, price, with_instruction
+from sane.panel.ballots import VoteDraft
 from sane.prompts import messages
 from sane.records import (
     Capability,
@@ -31,7 +32,6 @@ from sane.records import (
     RunConfig,
     ScorerSpec,
 )
-from sane.validators.ballots import VoteDraft
 
 # Assumed completion lengths (tokens) per call kind; prompts are counted, not assumed.
 COMPLETION_TOKENS = {"capabilities": 600, "recipes": 800, "cases": 400, "votes": 120}

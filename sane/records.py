@@ -307,7 +307,7 @@ class RunConfig(Record):
     # contrastive: a recipe is aligned only if the panel also rejects its mirror (the same
     # recipe claiming the opposite direction); plain: the recipe's own majority decides;
     # blind: contrastive, and a pair relation's direction is asked without being shown
-    # (sane.validators.ballots).
+    # (sane.panel.ballots).
     panel: PanelKind = "contrastive"
 
     @property

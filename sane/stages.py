@@ -13,6 +13,9 @@ from sane import agents
 from sane._runtime import RunContext, _no_progress, run_all
 from sane.errors import BudgetExceeded, LLMError, SaneError
 from sane.generators import get_generator
+from sane.panel import controls
+from sane.panel.ballots import CASE_TEMPLATES, alignment_question, case_question
+from sane.panel.sequential import FamilyPlan, run_family
 from sane.prompts import messages
 from sane.records import (
     Capability,
@@ -28,11 +31,8 @@ from sane.records import (
 from sane.report import build_report
 from sane.scorers.base import Target
 from sane.scorers.execute import batchable, estimate_tolerance, run_case, run_case_batch
-from sane.validators import controls
-from sane.validators.ballots import CASE_TEMPLATES, alignment_question, case_question
 from sane.validators.families import aligned_recipe_ids, executable_cases, family_counts
 from sane.validators.guards import case_rejection, guarded_cases, recipe_rejections, repair_recipe
-from sane.validators.sequential import FamilyPlan, run_family
 
 TOLERANCE_SAMPLE = 5
 BATCH_CASES = 64  # cases per score_batch call of a batch-capable target
@@ -176,7 +176,7 @@ async def instantiate_cases(ctx: RunContext) -> None:
     """Generate and validate every aligned family's cases, families and cases concurrently.
 
     Each case is validated as soon as it is written, so a family's schedule
-    (sane.validators.sequential) can stop once the family is decided: a family
+    (sane.panel.sequential) can stop once the family is decided: a family
     that can no longer reach tau stops generating cases (in budget mode, one
     that reached tau too); one that can still pass gets all n cases.
     """
@@ -248,7 +248,7 @@ async def validate_cases(ctx: RunContext) -> None:
 
 
 async def decide_controls(ctx: RunContext) -> None:
-    """Planted case controls (sane.validators.controls), never executed: for every
+    """Planted case controls (sane.panel.controls), never executed: for every
     candidate pair recipe an example edited by code exactly as a plain instruction says
     (right answer: yes); for the first usable case of each tested family a no-op copy
     and a decoy instruction (right answer: no)."""

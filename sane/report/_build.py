@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from sane.panel import controls
 from sane.records import (
     CallRecord,
     Case,
@@ -62,7 +63,6 @@ from sane.stats import (
     stability_sensitivity,
     threshold_sensitivity,
 )
-from sane.validators import controls
 from sane.validators.families import aligned_recipe_ids, panel_decisions
 from sane.validators.guards import guarded_cases, recipe_rejections
 

@@ -50,7 +50,7 @@ class ControlRate(_Model):
 
 
 class Controls(_Model):
-    """How the panel did on the suite's planted controls (sane.validators.controls).
+    """How the panel did on the suite's planted controls (sane.panel.controls).
 
     ``false_accept``: negative controls (mirror pairs both accepted, no-op cases and decoy
     instructions accepted); ``false_reject``: positive controls (edits made by code exactly

@@ -11,7 +11,11 @@ and measure the panel's agreement with the humans (the SANE paper's missing piec
   estimated effect on the validated-family count.
 """
 
-from sane.review._agreement import (
+from sane.review._apply import ApplyResult, apply_labels
+from sane.review._files import read_labels, write_items
+from sane.review._items import ReviewItem, review_items, sample_items
+from sane.review._labels import HumanLabel, load_labels, save_labels
+from sane.review._panel_agreement import (
     Agreement,
     AgreementReport,
     FamilyEffect,
@@ -19,10 +23,6 @@ from sane.review._agreement import (
     cohen_kappa,
     render_agreement,
 )
-from sane.review._apply import ApplyResult, apply_labels
-from sane.review._files import read_labels, write_items
-from sane.review._items import ReviewItem, review_items, sample_items
-from sane.review._labels import HumanLabel, load_labels, save_labels
 
 __all__ = [
     "Agreement",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from sane.panel.ballots import needs_mirror_rejected
+from sane.panel.controls import contrastive_aligned
 from sane.records import Case, Decision, Family, PanelDecision, Question, Recipe, RunConfig
-from sane.validators.ballots import needs_mirror_rejected
-from sane.validators.controls import contrastive_aligned
 from sane.validators.guards import guarded_cases, recipe_rejections
 
 if TYPE_CHECKING:

@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from sane.cli import app
+from sane.panel.oracle import majority
 from sane.records import Decision, Question
 from sane.suites.store import SuiteStore
-from sane.validators.panel import majority
 
 runner = CliRunner()
 

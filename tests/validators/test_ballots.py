@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from sane.panel.ballots import (
+    DirectionDraft,
+    VoteDraft,
+    alignment_question,
+    direction_ballot,
+)
 from sane.records import (
     Decision,
     PairRelation,
@@ -13,12 +19,6 @@ from sane.records import (
     RunConfig,
 )
 from sane.relations import mirror
-from sane.validators.ballots import (
-    DirectionDraft,
-    VoteDraft,
-    alignment_question,
-    direction_ballot,
-)
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sane.panel.oracle import majority, settled
+from sane.panel.sequential import FamilyPlan, run_family
 from sane.records import Decision, Question, Vote
-from sane.validators.panel import majority, settled
-from sane.validators.sequential import FamilyPlan, run_family
 
 
 def _deciding_prefix(outcomes: list[bool], plan: FamilyPlan) -> int:

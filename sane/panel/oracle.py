@@ -18,8 +18,8 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from sane.errors import LLMError
+from sane.panel.ballots import Ballot, YesNoBallot
 from sane.records import Decision, PanelDecision, Question, Vote
-from sane.validators.ballots import Ballot, YesNoBallot
 
 if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
     from sane.llm import LLMClient
