@@ -21,7 +21,6 @@ from sane.records import (
     Decision,
     ExecutionRecord,
     OutputContract,
-    PanelDecision,
     Question,
     Recipe,
     SuiteSnapshot,
@@ -63,14 +62,8 @@ from sane.stats import (
     stability_sensitivity,
     threshold_sensitivity,
 )
-from sane.validators.families import aligned_recipe_ids, panel_decisions
+from sane.validators.families import aligned_recipe_ids, panel_decisions, realized_and_applicable
 from sane.validators.guards import guarded_cases, recipe_rejections
-
-
-def _yes(decisions: Mapping[str, PanelDecision], key: str) -> bool:
-    """A missing or unresolved decision is not a yes."""
-    decision = decisions.get(key)
-    return decision is not None and decision.decision is Decision.yes
 
 
 @dataclass
@@ -97,29 +90,28 @@ class _Validity:
 
 
 def _validity(snapshot: SuiteSnapshot) -> _Validity:
+    """The funnel recounted from the decisions in force, by the rules of
+    sane.validators.families (the family stage stores the same counts)."""
     guarded_recipes = recipe_rejections(snapshot.recipes)
     guarded = guarded_cases(snapshot.recipes, snapshot.cases)
     aligned = aligned_recipe_ids(snapshot.recipes, snapshot.alignment, snapshot.config)
-    families = {recipe.id: _FamilyCount() for recipe in snapshot.recipes}
-    realized, applicable, joint_valid = set(), set(), set()
+    by_recipe: dict[str, list[Case]] = {recipe.id: [] for recipe in snapshot.recipes}
     warnings: list[str] = []
     for case in snapshot.cases:
-        family = families.get(case.recipe_id)
-        if family is None:
+        if case.recipe_id not in by_recipe:
             warnings.append(f"case {case.id} belongs to unknown recipe {case.recipe_id}")
-            family = families.setdefault(case.recipe_id, _FamilyCount())
-        family.cases += 1
-        if case.id in guarded or not _yes(snapshot.realization, case.id):
-            continue
-        realized.add(case.id)
-        family.realized += 1
-        if not _yes(snapshot.applicability, case.id):
-            continue
-        applicable.add(case.id)
-        family.applicable += 1
-        if case.recipe_id in aligned:
-            joint_valid.add(case.id)
-            family.joint_valid += 1
+        by_recipe.setdefault(case.recipe_id, []).append(case)
+    families: dict[str, _FamilyCount] = {}
+    realized, applicable, joint_valid = set(), set(), set()
+    for recipe_id, cases in by_recipe.items():
+        real, appl = realized_and_applicable(
+            cases, snapshot.realization, snapshot.applicability, guarded
+        )
+        joint = appl if recipe_id in aligned else []
+        families[recipe_id] = _FamilyCount(len(cases), len(real), len(appl), len(joint))
+        realized |= {c.id for c in real}
+        applicable |= {c.id for c in appl}
+        joint_valid |= {c.id for c in joint}
     tau = snapshot.config.threshold
     validated = {rid for rid, count in families.items() if count.joint_valid >= tau}
     warnings += _check_stored_families(snapshot, families, validated)

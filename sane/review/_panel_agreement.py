@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sane.records import Case, Decision, PanelDecision, Question, SuiteSnapshot
 from sane.report.formatting import markdown_environment
 from sane.stats import pass_rate_ci
-from sane.validators.families import count_family, panel_decisions
+from sane.validators.families import aligned_recipe_ids, count_family, panel_decisions
+from sane.validators.guards import guarded_cases
 
 
 class _Model(BaseModel):
@@ -142,13 +143,17 @@ def _validated(
     realization: dict[str, PanelDecision],
     applicability: dict[str, PanelDecision],
 ) -> set[str]:
+    """The families these decisions validate, by the suite's own rules (alignment with its
+    panel's mirror rule and the guards; cases a guard rejects never count)."""
     tau = snapshot.config.threshold
     by_recipe = _cases_by_recipe(snapshot)
+    aligned = aligned_recipe_ids(snapshot.recipes, alignment, snapshot.config)
+    guarded = guarded_cases(snapshot.recipes, snapshot.cases)
     validated = set()
     for recipe in snapshot.recipes:
         cases = by_recipe.get(recipe.id, [])
-        family = count_family(recipe.id, cases, realization, applicability, tau)
-        if _panel_yes(alignment, recipe.id) and family.validated:
+        family = count_family(recipe.id, cases, realization, applicability, tau, set(guarded))
+        if recipe.id in aligned and family.validated:
             validated.add(recipe.id)
     return validated
 

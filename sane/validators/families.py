@@ -27,7 +27,8 @@ def panel_decisions(decisions: Mapping[str, PanelDecision]) -> dict[str, PanelDe
     return own
 
 
-def is_yes(decisions: dict[str, PanelDecision], subject_id: str) -> bool:
+def is_yes(decisions: Mapping[str, PanelDecision], subject_id: str) -> bool:
+    """A missing or unresolved decision is not a yes."""
     decision = decisions.get(subject_id)
     return decision is not None and decision.decision is Decision.yes
 
@@ -63,10 +64,8 @@ def count_family(
     excluded: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> Family:
     """Counts nest: applicable means realized and applicable; joint-valid adds alignment,
-    which holds for every family that has cases. Cases a validity guard rejects
-    (`excluded`) count as cases and never as realized, whatever the panel said."""
-    realized = [c for c in cases if c.id not in excluded and is_yes(realization, c.id)]
-    applicable = [c for c in realized if is_yes(applicability, c.id)]
+    which holds for every family that has cases."""
+    realized, applicable = realized_and_applicable(cases, realization, applicability, excluded)
     return Family(
         recipe_id=recipe_id,
         cases=len(cases),
@@ -78,17 +77,28 @@ def count_family(
     )
 
 
+def realized_and_applicable(
+    cases: list[Case],
+    realization: Mapping[str, PanelDecision],
+    applicability: Mapping[str, PanelDecision],
+    excluded: Iterable[str] = (),
+) -> tuple[list[Case], list[Case]]:
+    """The cases judged realized, and of those the ones judged applicable. A case a
+    validity guard rejects (`excluded`) is never realized, whatever the panel said. The
+    one place the case rule lives."""
+    excluded = set(excluded)
+    realized = [c for c in cases if c.id not in excluded and is_yes(realization, c.id)]
+    return realized, [c for c in realized if is_yes(applicability, c.id)]
+
+
 def joint_valid_cases(
     cases: list[Case],
     realization: dict[str, PanelDecision],
     applicability: dict[str, PanelDecision],
     excluded: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[Case]:
-    return [
-        c
-        for c in cases
-        if c.id not in excluded and is_yes(realization, c.id) and is_yes(applicability, c.id)
-    ]
+    """The realized and applicable cases of an aligned recipe."""
+    return realized_and_applicable(cases, realization, applicability, excluded)[1]
 
 
 def count_families(
