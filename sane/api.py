@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from sane.errors import InputError
 from sane.records import ExecutionRecord, PanelKind, RunConfig, SuiteSnapshot
-from sane.report import Report, build_report
+from sane.report import Report, code_fingerprint
 from sane.suites.store import SuiteStore
 
 if TYPE_CHECKING:
@@ -226,10 +226,21 @@ def execute(
         store.close()
 
 
+def build_report(snapshot: SuiteSnapshot, **options: Any) -> Report:
+    """The report built afresh from a snapshot (the statistics load here, not on import)."""
+    from sane.report import build_report as build
+
+    return build(snapshot, **options)
+
+
 def report(suite: str | Path, *, human: Mapping[str, float] | None = None) -> Report:
-    """Build the report of a suite from what its store holds now."""
+    """The report of a suite from what its store holds now: the one stored at the end of its
+    last run when nothing has changed since and this code built it, else built afresh."""
     store = SuiteStore(suite, readonly=True)
     try:
+        stored = store.stored_report(code_fingerprint()) if human is None else None
+        if stored is not None:
+            return Report.model_validate(stored)
         return build_report(store.snapshot(), human=human)
     finally:
         store.close()

@@ -28,7 +28,7 @@ from sane.records import (
     Recipe,
     Verdict,
 )
-from sane.report import build_report
+from sane.report import build_report, code_fingerprint
 from sane.scorers.base import Target
 from sane.scorers.execute import batchable, estimate_tolerance, run_case, run_case_batch
 from sane.validators.families import aligned_recipe_ids, executable_cases, family_counts
@@ -414,5 +414,10 @@ def _put_execution(ctx: RunContext, record: ExecutionRecord) -> None:
 
 
 async def write_report(ctx: RunContext) -> None:
+    """Store the report with the suite's revision and the code that built it, so readers
+    (`sane report`, `sane check`) serve it again without building it while both hold."""
+    revision = ctx.store.revision()
     report = build_report(ctx.store.snapshot())
-    ctx.store.save_report(report.model_dump(mode="json"))
+    ctx.store.save_report(
+        report.model_dump(mode="json"), revision=revision, code=code_fingerprint()
+    )

@@ -4,12 +4,24 @@
 (or ``fixed:behavioral``, ``fixed:scoring-rules``, ``fixed:PATH.yaml``) replaces
 capability and recipe derivation with a fixed recipe set, keeping every later
 stage the same, so the two can be compared on one scorer (``sane baseline``).
+
+The names below load their module on first use, and the generator kinds register when a
+generator is first looked up: the derived generator brings the agents with it, which a
+command that only reads a suite (or needs only the code edits in `transforms`) should not
+pay for.
 """
 
-from sane.generators import derived, fixed_sets, library  # noqa: F401  (importing registers the kinds)
-from sane.generators.base import Generator, available_generators, get_generator, register_generator
-from sane.generators.fixed_sets import FixedSet, fixed_set_names, load_fixed_set
+from importlib import import_module
 
+_EXPORTS = {
+    "FixedSet": "sane.generators.fixed_sets",
+    "Generator": "sane.generators.base",
+    "available_generators": "sane.generators.base",
+    "fixed_set_names": "sane.generators.fixed_sets",
+    "get_generator": "sane.generators.base",
+    "load_fixed_set": "sane.generators.fixed_sets",
+    "register_generator": "sane.generators.base",
+}
 __all__ = [
     "FixedSet",
     "Generator",
@@ -19,3 +31,9 @@ __all__ = [
     "load_fixed_set",
     "register_generator",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'sane.generators' has no attribute {name!r}")

@@ -55,10 +55,17 @@ def register_generator(
     return decorator
 
 
+def _kinds() -> Registry[Factory]:
+    """The generator kinds; their modules register them when first imported."""
+    from sane.generators import derived, fixed_sets, library  # noqa: F401
+
+    return KINDS
+
+
 def get_generator(name: str) -> Generator:
     """The generator a name selects, or InputError naming the choices."""
     kind, _, argument = name.partition(":")
-    factory = KINDS.get(kind)
+    factory = _kinds().get(kind)
     if factory is None:
         raise InputError(
             None, OPTION, f"unknown generator {name!r} (known: {', '.join(available_generators())})"
@@ -67,4 +74,7 @@ def get_generator(name: str) -> Generator:
 
 
 def available_generators() -> list[str]:
-    return [name for kind in KINDS for name in LISTERS[kind]()]
+    """Every generator string: the method itself first, then the others by name (whatever
+    order their modules happened to be imported in)."""
+    kinds = sorted(_kinds(), key=lambda kind: (kind != "derived", kind))
+    return [name for kind in kinds for name in LISTERS[kind]()]

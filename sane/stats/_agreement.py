@@ -16,10 +16,7 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
-import numpy as np
-from scipy import stats as sp
-
-from sane.stats._base import StatsModel
+from sane.stats._base import StatsModel, np, sp
 from sane.stats._ranking import _paired_ci
 
 

@@ -11,10 +11,7 @@ import math
 import warnings
 from collections.abc import Callable, Sequence
 
-import numpy as np
-from scipy import stats as sp
-
-from sane.stats._base import NAN_CI
+from sane.stats._base import NAN_CI, np, sp
 
 
 def bootstrap_ci(

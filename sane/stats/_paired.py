@@ -25,12 +25,9 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from statistics import fmean
 
-import numpy as np
-from scipy import stats as sp
-
 from sane.records import ExecutionRecord, OutputContract, PairRelation, Recipe, Verdict
 from sane.relations import KINDS, Alternative
-from sane.stats._base import StatsModel
+from sane.stats._base import StatsModel, np, sp
 from sane.stats._profile import role_scores
 
 PAIRED_EXPECTATIONS: dict[str, tuple[Alternative, bool]] = {

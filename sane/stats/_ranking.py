@@ -10,11 +10,9 @@ import math
 import warnings
 from collections.abc import Callable, Mapping
 
-import numpy as np
 from pydantic import Field
-from scipy import stats as sp
 
-from sane.stats._base import StatsModel, finite
+from sane.stats._base import StatsModel, finite, np, sp
 from sane.stats._intervals import _percentile_interval
 
 

@@ -38,6 +38,23 @@ from sane.records import (
 from sane.suites.lock import SuiteLock
 
 SCHEMA_VERSION = 1
+
+# Every table a report reads: a write to any of them moves the suite's revision (SQLite
+# triggers), so a report stored at one revision is served only while nothing has changed.
+REVISED_TABLES = (
+    "capabilities",
+    "recipes",
+    "cases",
+    "votes",
+    "decisions",
+    "families",
+    "tolerances",
+    "executions",
+    "calls",
+    "errors",
+    "targets",
+    "review_overrides",
+)
 _EXAMPLES = TypeAdapter(list[dict[str, str]])
 
 
@@ -98,6 +115,7 @@ class SuiteStore:
                 pk=("subject_id", "question"),
                 if_not_exists=True,
             )  # fmt: skip
+            self._keep_revision()
         except BaseException:
             if self._lock is not None:
                 self._lock.release()
@@ -226,8 +244,42 @@ class SuiteStore:
         rows = self.db.query("select json from targets order by seq")
         return [SuiteTarget.model_validate_json(r["json"]) for r in rows]
 
-    def save_report(self, report: dict) -> None:
-        self._set_meta("report", report)
+    def _keep_revision(self) -> None:
+        """Count every write to the tables a report reads, in the write's own transaction."""
+        self.db.execute("insert or ignore into meta values ('revision', '0')")
+        bump = (
+            "update meta set value = cast(cast(value as integer) + 1 as text) "
+            "where key = 'revision'"
+        )
+        for table in REVISED_TABLES:
+            if not self.db[table].exists():
+                continue
+            for event in ("insert", "update", "delete"):
+                self.db.execute(
+                    f"create trigger if not exists [revise_{table}_{event}] after {event} "
+                    f"on [{table}] begin {bump}; end"
+                )
+
+    def revision(self) -> int | None:
+        """How many writes the report's tables have had (None: a suite from before)."""
+        value = self._get_meta("revision")
+        return int(value) if isinstance(value, int | str) else None
+
+    def save_report(self, report: dict, *, revision: int | None, code: str) -> None:
+        """Keep the report built at `revision` by the code whose fingerprint is `code`."""
+        self._set_meta("report", {"revision": revision, "code": code, "report": report})
+
+    def stored_report(self, code: str) -> dict | None:
+        """The stored report, if the suite has not changed since and the same code built
+        it; None otherwise (the report must be built)."""
+        stored = self._get_meta("report")
+        if not isinstance(stored, dict) or stored.get("code") != code:
+            return None
+        revision = self.revision()
+        if revision is None or stored.get("revision") != revision:
+            return None
+        report = stored.get("report")
+        return report if isinstance(report, dict) else None
 
     def spec(self) -> ScorerSpec:
         """The scorer, with the targets the suite holds now (an old suite: its spec's own)."""
