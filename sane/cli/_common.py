@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 class _App(typer.Typer):
-    """The Typer app, whose help names values in words (N, SECONDS, FILE) where Typer would
+    """The Typer app, whose help names values in words (N, X, TEXT, PATH, SUITE) where Typer would
     print Python type names (<int>, <float>, <path>)."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
