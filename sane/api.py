@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, get_args
 from sane.errors import InputError
 from sane.records import ExecutionRecord, PanelKind, RunConfig, SuiteSnapshot
 from sane.report import Report, code_fingerprint
-from sane.suites.store import SuiteStore
+from sane.suites.store import SuiteStore, read_stored_report
 
 if TYPE_CHECKING:
     from sane._runtime import Progress, RunContext
@@ -236,11 +236,11 @@ def build_report(snapshot: SuiteSnapshot, **options: Any) -> Report:
 def report(suite: str | Path, *, human: Mapping[str, float] | None = None) -> Report:
     """The report of a suite from what its store holds now: the one stored at the end of its
     last run when nothing has changed since and this code built it, else built afresh."""
+    stored = read_stored_report(suite, code_fingerprint()) if human is None else None
+    if stored is not None:
+        return Report.model_validate(stored)
     store = SuiteStore(suite, readonly=True)
     try:
-        stored = store.stored_report(code_fingerprint()) if human is None else None
-        if stored is not None:
-            return Report.model_validate(stored)
         return build_report(store.snapshot(), human=human)
     finally:
         store.close()

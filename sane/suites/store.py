@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-import sqlite_utils
 from pydantic import TypeAdapter
 
 from sane.errors import InputError
@@ -77,6 +76,8 @@ class SuiteStore:
         writer: bool = False,
         readonly: bool = False,
     ) -> None:
+        import sqlite_utils  # a few tenths of a second; `read_stored_report` does without
+
         self.path = Path(path)
         self._lock: SuiteLock | None = None
         if create and not self.path.parent.is_dir():
@@ -268,18 +269,6 @@ class SuiteStore:
     def save_report(self, report: dict, *, revision: int | None, code: str) -> None:
         """Keep the report built at `revision` by the code whose fingerprint is `code`."""
         self._set_meta("report", {"revision": revision, "code": code, "report": report})
-
-    def stored_report(self, code: str) -> dict | None:
-        """The stored report, if the suite has not changed since and the same code built
-        it; None otherwise (the report must be built)."""
-        stored = self._get_meta("report")
-        if not isinstance(stored, dict) or stored.get("code") != code:
-            return None
-        revision = self.revision()
-        if revision is None or stored.get("revision") != revision:
-            return None
-        report = stored.get("report")
-        return report if isinstance(report, dict) else None
 
     def spec(self) -> ScorerSpec:
         """The scorer, with the targets the suite holds now (an old suite: its spec's own)."""
@@ -532,6 +521,32 @@ class SuiteStore:
         self.db.conn.close()
         if self._lock is not None:
             self._lock.release()
+
+
+def read_stored_report(path: str | Path, code: str) -> dict | None:
+    """The report stored at the end of the suite's last run (`SuiteStore.save_report`) if
+    the suite has not changed since (its revision) and the same code built it; None
+    otherwise: the report must be built. Read with sqlite3 alone (no store, no sqlite-utils),
+    so `sane report` and `sane check` start fast."""
+    path = Path(path)
+    _check_is_suite(path)
+    conn = sqlite3.connect(_readonly_uri(path), uri=True)
+    try:
+        values = {
+            key: json.loads(value)
+            for key, value in conn.execute(
+                "select key, value from meta where key in ('report', 'revision')"
+            )
+        }
+    finally:
+        conn.close()
+    stored, revision = values.get("report"), values.get("revision")
+    if not isinstance(stored, dict) or stored.get("code") != code or revision is None:
+        return None
+    if stored.get("revision") != int(revision):
+        return None
+    report = stored.get("report")
+    return report if isinstance(report, dict) else None
 
 
 def _readonly_uri(path: Path) -> str:
