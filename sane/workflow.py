@@ -1,10 +1,11 @@
-"""The method as one LangGraph graph, read top to bottom.
+"""The method as two LangGraph graphs, each read top to bottom.
 
-capabilities -> recipes -> recipe alignment (with mirror controls) -> cases ->
-case panel -> case controls -> families -> execute -> report. Every stage writes each finished item to the suite store
-at once and skips items already there; the graph is checkpointed in the same
-SQLite file, so an interrupted run resumes at the stage it stopped in, and the
-LLM cache replays every call it had completed.
+generate: capabilities -> recipes -> recipe alignment (with mirror controls) -> cases ->
+case panel -> case controls -> families. execute: execute -> report. Every stage writes
+each finished item to the suite store at once and skips items already there; each graph is
+checkpointed in the same SQLite file (one thread per mode and target set), so an interrupted
+run resumes at the stage it stopped in, and the LLM cache replays every call it had
+completed.
 """
 
 from __future__ import annotations
@@ -25,14 +26,6 @@ class State(TypedDict, total=False):
     targets: list[str]
 
 
-def _entry(state: State) -> str:
-    return "execute" if state.get("mode") == "execute" else "derive_capabilities"
-
-
-def _after_families(state: State) -> str:
-    return "execute" if state.get("mode") == "execute" else END
-
-
 def _node(stage: Callable[[RunContext], Awaitable[None]]) -> Callable[..., Awaitable[State]]:
     """Adapt a stage to LangGraph's node signature; stages keep no graph state."""
 
@@ -44,28 +37,35 @@ def _node(stage: Callable[[RunContext], Awaitable[None]]) -> Callable[..., Await
     return node
 
 
-def build_graph() -> StateGraph:
-    graph = StateGraph(State, context_schema=RunContext)
-    graph.add_node("derive_capabilities", _node(stages.derive_capabilities))
-    graph.add_node("derive_recipes", _node(stages.derive_recipes))
-    graph.add_node("align_recipes", _node(stages.align_recipes))
-    graph.add_node("instantiate_cases", _node(stages.instantiate_cases))
-    graph.add_node("validate_cases", _node(stages.validate_cases))
-    graph.add_node("decide_controls", _node(stages.decide_controls))
-    graph.add_node("select_families", _node(stages.select_families))
-    graph.add_node("execute", _node(stages.execute_targets))
-    graph.add_node("report", _node(stages.write_report))
+Stage = Callable[[RunContext], Awaitable[None]]
 
-    graph.add_conditional_edges(START, _entry, ["derive_capabilities", "execute"])
-    graph.add_edge("derive_capabilities", "derive_recipes")
-    graph.add_edge("derive_recipes", "align_recipes")
-    graph.add_edge("align_recipes", "instantiate_cases")
-    graph.add_edge("instantiate_cases", "validate_cases")
-    graph.add_edge("validate_cases", "decide_controls")
-    graph.add_edge("decide_controls", "select_families")
-    graph.add_conditional_edges("select_families", _after_families, ["execute", END])
-    graph.add_edge("execute", "report")
-    graph.add_edge("report", END)
+# Each mode's nodes (name, stage), in the order they run. The names are those of the
+# checkpoints already in suite files: an interrupted run resumes at its node.
+GENERATE: tuple[tuple[str, Stage], ...] = (
+    ("derive_capabilities", stages.derive_capabilities),
+    ("derive_recipes", stages.derive_recipes),
+    ("align_recipes", stages.align_recipes),
+    ("instantiate_cases", stages.instantiate_cases),
+    ("validate_cases", stages.validate_cases),
+    ("decide_controls", stages.decide_controls),
+    ("select_families", stages.select_families),
+)
+EXECUTE: tuple[tuple[str, Stage], ...] = (
+    ("execute", stages.execute_targets),
+    ("report", stages.write_report),
+)
+GRAPHS = {"generate": GENERATE, "execute": EXECUTE}
+
+
+def build_graph(mode: Literal["generate", "execute"]) -> StateGraph:
+    """The mode's stages as a chain of nodes, START to END in the order they run."""
+    graph = StateGraph(State, context_schema=RunContext)
+    previous = START
+    for name, stage in GRAPHS[mode]:
+        graph.add_node(name, _node(stage))
+        graph.add_edge(previous, name)
+        previous = name
+    graph.add_edge(previous, END)
     return graph
 
 
@@ -74,7 +74,7 @@ async def run(context: RunContext, state: State) -> None:
     thread = f"{state['mode']}:{','.join(sorted(state.get('targets', [])))}"
     config = {"configurable": {"thread_id": thread}}
     async with AsyncSqliteSaver.from_conn_string(str(context.store.path)) as saver:
-        app = build_graph().compile(checkpointer=saver)
+        app = build_graph(state["mode"]).compile(checkpointer=saver)
         snapshot = await app.aget_state(config)
         resume = bool(snapshot.next)
         # "sync": a checkpoint is committed before the next stage starts writing to the
