@@ -11,7 +11,7 @@ command that only reads a suite (or needs only the code edits in `transforms`) s
 pay for.
 """
 
-from importlib import import_module
+from sane._lazy import exports
 
 _EXPORTS = {
     "FixedSet": "sane.generators.fixed_sets",
@@ -33,7 +33,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'sane.generators' has no attribute {name!r}")
+__getattr__ = exports(__name__, _EXPORTS)

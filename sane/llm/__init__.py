@@ -10,7 +10,8 @@ routes, which commands that make no call (help, report, check) should not pay fo
 """
 
 import os
-from importlib import import_module
+
+from sane._lazy import exports
 
 # litellm fetches a price list from the internet when it is imported; the product runs
 # offline, so the bundled list is forced before any submodule imports litellm.
@@ -38,7 +39,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'sane.llm' has no attribute {name!r}")
+__getattr__ = exports(__name__, _EXPORTS)

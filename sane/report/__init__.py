@@ -8,7 +8,7 @@ The names load their module on first use: reading a stored report needs only the
 building one needs the statistics, rendering one jinja2.
 """
 
-from importlib import import_module
+from sane._lazy import exports
 
 _EXPORTS = {
     "CallSummary": "sane.report._models",
@@ -70,7 +70,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'sane.report' has no attribute {name!r}")
+__getattr__ = exports(__name__, _EXPORTS)
