@@ -3,9 +3,9 @@
 Why an export: the report answers the questions SANE asks; an analyst with other questions
 (which texts fooled which judge, how scores move per requirement) wants the cases themselves
 in a table. Exactly the cases `sane execute` runs are exported: the joint-valid cases of the
-validated families, chosen by the same helpers the execute stage uses
-(:func:`sane.validators.families.joint_valid_cases` and the validity guards), in the same
-order. Nothing here decides validity again.
+validated families, chosen by the function the execute stage uses
+(:func:`sane.validators.families.executable_cases`), in the same order. Nothing here decides
+validity again.
 
 Formats (documented in docs/reference.md, `sane export`):
 
@@ -29,8 +29,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from pydantic import BaseModel, ConfigDict
-
+from sane._record import Record
 from sane.errors import InputError
 from sane.records import (
     Case,
@@ -47,11 +46,7 @@ ExportFormat = Literal["jsonl", "csv"]
 FORMATS: tuple[ExportFormat, ...] = ("jsonl", "csv")
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ExportedResult(_Model):
+class ExportedResult(Record):
     """One target's result on one case, as the suite stores it (`ExecutionRecord`)."""
 
     verdict: Verdict
@@ -63,7 +58,7 @@ class ExportedResult(_Model):
     definition_sha256: str | None
 
 
-class ExportedCase(_Model):
+class ExportedCase(Record):
     """One validated case: what it tests, its texts, where it came from, and the results.
 
     ``case_index`` is the case's position in its recipe's family; ``example_index`` and
