@@ -8,7 +8,7 @@ them in one module makes the suite's data model readable in one place.
 from __future__ import annotations
 
 import math
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
@@ -25,6 +25,29 @@ from sane.relations import (  # noqa: F401 - the relation records, re-exported
     Verdict,
     relation_roles,
 )
+
+# -------------------------------------------------------------------------- stages
+
+
+class Stage(StrEnum):
+    """The stages of a run, by one name each: the store's done-marks and error records,
+    the progress display and the stage functions (sane.stages) all use these."""
+
+    capabilities = "capabilities"
+    recipes = "recipes"
+    alignment = "alignment"
+    cases = "cases"
+    case_panel = "case_panel"
+    controls = "controls"
+    families = "families"
+    tolerance = "tolerance"
+    execute = "execute"
+
+    @property
+    def label(self) -> str:
+        """How the progress display names it."""
+        return self.value.replace("_", " ")
+
 
 # --------------------------------------------------------------------------- spec
 

@@ -26,6 +26,7 @@ from sane.records import (
     PanelDecision,
     Question,
     Recipe,
+    Stage,
     Verdict,
 )
 from sane.report import build_report, code_fingerprint
@@ -43,27 +44,27 @@ class StageFailed(SaneError):
 
 
 async def derive_capabilities(ctx: RunContext) -> None:
-    if ctx.store.is_done("capabilities"):
+    if ctx.store.is_done(Stage.capabilities):
         return
-    ctx.store.clear_errors("capabilities")
-    ctx.progress("capabilities", 0, 1)
+    ctx.store.clear_errors(Stage.capabilities)
+    ctx.progress(Stage.capabilities.label, 0, 1)
     # The configured generator (derived by the agents, or a fixed recipe set) supplies
     # capabilities and recipes; every later stage is the same for both.
     generator = get_generator(ctx.config.generator)
     try:
         capabilities = await generator.capabilities(ctx.llm, ctx.spec, ctx.examples, ctx.config)
     except LLMError as exc:
-        ctx.store.put_error("capabilities", ctx.spec.name, str(exc))
+        ctx.store.put_error(Stage.capabilities, ctx.spec.name, str(exc))
         raise StageFailed(f"capability derivation failed: {exc}") from exc
     ctx.store.put_capabilities(capabilities)
-    ctx.store.mark("capabilities")
-    ctx.progress("capabilities", 1, 1)
+    ctx.store.mark(Stage.capabilities)
+    ctx.progress(Stage.capabilities.label, 1, 1)
 
 
 async def derive_recipes(ctx: RunContext) -> None:
-    if ctx.store.is_done("recipes"):
+    if ctx.store.is_done(Stage.recipes):
         return
-    ctx.store.clear_errors("recipes")
+    ctx.store.clear_errors(Stage.recipes)
     capabilities = ctx.store.capabilities()
     generator = get_generator(ctx.config.generator)
     derived: dict[str, list[Recipe]] = {}
@@ -72,24 +73,24 @@ async def derive_recipes(ctx: RunContext) -> None:
         try:
             recipes, rejected = await generator.recipes(ctx.llm, ctx.spec, capability, ctx.config)
         except LLMError as exc:
-            ctx.store.put_error("recipes", capability.id, str(exc))
+            ctx.store.put_error(Stage.recipes, capability.id, str(exc))
             return
         for reason in rejected:
-            ctx.store.put_error("recipes", capability.id, f"malformed recipe dropped: {reason}")
+            ctx.store.put_error(Stage.recipes, capability.id, f"malformed recipe dropped: {reason}")
         derived[capability.id] = recipes
 
-    await run_all("recipes", capabilities, one, ctx.progress)
+    await run_all(Stage.recipes.label, capabilities, one, ctx.progress)
     # Stored in capability order so recipe ids and sequence numbers are stable; the guards
     # repair what code can (requirement, unused roles) before anything is stored.
     ctx.store.put_recipes([repair_recipe(r) for c in capabilities for r in derived.get(c.id, [])])
-    ctx.store.mark("recipes")
+    ctx.store.mark(Stage.recipes)
 
 
 async def align_recipes(ctx: RunContext) -> None:
     """The alignment question on every recipe no guard rejected, then on its mirror (the
     same recipe claiming the opposite direction: a control, and the contrastive half).
     Mirrors go second so that a blind ballot's mirror replays its recipe's cached answer."""
-    if ctx.store.is_done("alignment"):
+    if ctx.store.is_done(Stage.alignment):
         return
     decided = ctx.store.decisions(Question.alignment)
     recipes = ctx.store.recipes()
@@ -115,8 +116,8 @@ async def align_recipes(ctx: RunContext) -> None:
 
     for wave in waves:
         pending = [(subject, recipe) for subject, recipe in wave if subject not in decided]
-        await run_all("alignment", pending, one, ctx.progress)
-    ctx.store.mark("alignment")
+        await run_all(Stage.alignment.label, pending, one, ctx.progress)
+    ctx.store.mark(Stage.alignment)
 
 
 def _aligned(ctx: RunContext) -> list[tuple[int, Recipe]]:
@@ -180,16 +181,16 @@ async def instantiate_cases(ctx: RunContext) -> None:
     that can no longer reach tau stops generating cases (in budget mode, one
     that reached tau too); one that can still pass gets all n cases.
     """
-    if ctx.store.is_done("cases"):
+    if ctx.store.is_done(Stage.cases):
         return
-    ctx.store.clear_errors("cases")
+    ctx.store.clear_errors(Stage.cases)
     existing = {c.id: c for c in ctx.store.cases()}
     decided = _case_decisions(ctx)
     config = ctx.config
     plan = FamilyPlan(config.cases, config.threshold, config.exhaustive, config.stop_at_tau)
     aligned = _aligned(ctx)
     total, done = len(aligned) * config.cases, 0
-    ctx.progress("cases", 0, total)
+    ctx.progress(Stage.cases.label, 0, total)
 
     async def family(item: tuple[int, Recipe]) -> None:
         nonlocal done
@@ -211,23 +212,23 @@ async def instantiate_cases(ctx: RunContext) -> None:
                 and await _validate_case(ctx, decided, recipe, case)
             )
             if case.error:
-                ctx.store.put_error("cases", case.id, case.error)
+                ctx.store.put_error(Stage.cases, case.id, case.error)
             done += 1
-            ctx.progress("cases", done, total)
+            ctx.progress(Stage.cases.label, done, total)
             return valid
 
         run = await run_family(plan, evaluate)
         done += plan.n - run.generated
-        ctx.progress("cases", done, total)
+        ctx.progress(Stage.cases.label, done, total)
 
-    await run_all("families", aligned, family, _no_progress)
-    ctx.store.mark("cases")
+    await run_all(Stage.families.label, aligned, family, _no_progress)
+    ctx.store.mark(Stage.cases)
 
 
 async def validate_cases(ctx: RunContext) -> None:
     """Decide any stored case still lacking a decision (a suite from an interrupted or older
     run); instantiate_cases normally leaves nothing to do here."""
-    if ctx.store.is_done("case_panel"):
+    if ctx.store.is_done(Stage.case_panel):
         return
     recipes = {r.id: r for r in ctx.store.recipes()}
     decided = _case_decisions(ctx)
@@ -243,8 +244,8 @@ async def validate_cases(ctx: RunContext) -> None:
     async def one(case: Case) -> None:
         await _validate_case(ctx, decided, recipes[case.recipe_id], case)
 
-    await run_all("case panel", todo, one, ctx.progress)
-    ctx.store.mark("case_panel")
+    await run_all(Stage.case_panel.label, todo, one, ctx.progress)
+    ctx.store.mark(Stage.case_panel)
 
 
 async def decide_controls(ctx: RunContext) -> None:
@@ -252,7 +253,7 @@ async def decide_controls(ctx: RunContext) -> None:
     candidate pair recipe an example edited by code exactly as a plain instruction says
     (right answer: yes); for the first usable case of each tested family a no-op copy
     and a decoy instruction (right answer: no)."""
-    if ctx.store.is_done("controls"):
+    if ctx.store.is_done(Stage.controls):
         return
     decided = ctx.store.decisions(Question.realization)
     recipes = ctx.store.recipes()
@@ -288,13 +289,13 @@ async def decide_controls(ctx: RunContext) -> None:
         )
         ctx.store.put_decision(await ctx.panel.decide(subject, Question.realization, prompt))
 
-    await run_all("controls", pending, one, ctx.progress)
-    ctx.store.mark("controls")
+    await run_all(Stage.controls.label, pending, one, ctx.progress)
+    ctx.store.mark(Stage.controls)
 
 
 async def select_families(ctx: RunContext) -> None:
     ctx.store.put_families(family_counts(ctx.store, ctx.config))
-    ctx.store.mark("families")
+    ctx.store.mark(Stage.families)
 
 
 def _executable_cases(ctx: RunContext) -> list[tuple[Recipe, Case]]:
@@ -319,12 +320,12 @@ async def _tolerance(ctx: RunContext, name: str, target: Target, sample: list[Ex
     stored = ctx.store.tolerances().get(name)
     if stored is not None:
         return float(stored["tolerance"])
-    ctx.progress(f"tolerance {name}", 0, 1)
+    ctx.progress(f"{Stage.tolerance.label} {name}", 0, 1)
     estimate = await estimate_tolerance(
         target, sample, ctx.spec.output, floor=ctx.tolerance_floor, timeout_s=_timeout(ctx, name)
     )
     ctx.store.put_tolerance(name, estimate.model_dump(mode="json"))
-    ctx.progress(f"tolerance {name}", 1, 1)
+    ctx.progress(f"{Stage.tolerance.label} {name}", 1, 1)
     return estimate.tolerance
 
 
@@ -343,7 +344,7 @@ async def execute_targets(ctx: RunContext) -> None:
     sample = [case.example for _, case in pairs[:TOLERANCE_SAMPLE]] or ctx.examples[
         :TOLERANCE_SAMPLE
     ]
-    ctx.store.clear_errors("tolerance")
+    ctx.store.clear_errors(Stage.tolerance)
 
     async def one_target(item: tuple[str, Target]) -> None:
         name, target = item
@@ -351,7 +352,7 @@ async def execute_targets(ctx: RunContext) -> None:
         if todo:
             await _execute_target(ctx, name, target, todo, sample)
 
-    await run_all("targets", list(ctx.targets.items()), one_target, _no_progress)
+    await run_all(Stage.execute.label, list(ctx.targets.items()), one_target, _no_progress)
 
 
 async def _execute_target(
@@ -367,7 +368,7 @@ async def _execute_target(
         raise  # a budget stop ends the run (resumable); it is no scorer error
     except SaneError as exc:
         # Without a tolerance no relation can be checked: every case is an error.
-        ctx.store.put_error("tolerance", name, str(exc), target=name)
+        ctx.store.put_error(Stage.tolerance, name, str(exc), target=name)
         for recipe, case in todo:
             _put_execution(
                 ctx,
@@ -404,7 +405,7 @@ async def _execute_target(
         for record in records:
             _put_execution(ctx, record)
 
-    await run_all(f"execute {name}", work, one, ctx.progress)
+    await run_all(f"{Stage.execute.label} {name}", work, one, ctx.progress)
 
 
 def _put_execution(ctx: RunContext, record: ExecutionRecord) -> None:

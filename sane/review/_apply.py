@@ -13,13 +13,13 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from sane.errors import InputError
-from sane.records import Decision, Question
+from sane.records import Decision, Question, Stage
 from sane.review._labels import load_labels
 from sane.suites.store import SuiteStore
 from sane.validators.families import executable_cases, family_counts
 
 # The stages that write and judge cases: reopened when reviewers align a recipe without cases.
-CASE_STAGES = ("cases", "case_panel", "controls", "families")
+CASE_STAGES = (Stage.cases, Stage.case_panel, Stage.controls, Stage.families)
 
 
 class ApplyResult(BaseModel):
