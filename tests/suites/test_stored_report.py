@@ -85,3 +85,14 @@ def test_a_suite_without_a_revision_builds_its_report(suite: Path, monkeypatch) 
     monkeypatch.setattr(api, "build_report", lambda *a, **k: calls.append(1) or real(*a, **k))
     assert api.report(suite).model_dump(mode="json") == fresh(suite)
     assert calls == [1]
+
+
+def test_every_done_mark_and_stage_error_is_a_named_stage(suite: Path) -> None:
+    from sane.records import Stage
+
+    with sqlite3.connect(suite) as db:
+        marks = {k.removeprefix("done:") for (k,) in db.execute("select key from meta")
+                 if k.startswith("done:")}  # fmt: skip
+        stages = {s for (s,) in db.execute("select distinct stage from errors")}
+    assert marks and marks <= set(Stage)
+    assert {s for s in stages if not s.startswith("vote:")} <= set(Stage)
