@@ -15,7 +15,7 @@ from sane.report import build_report
 from sane.suites.store import SuiteStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli_check"))
-from suite_builder import build_tiny_suite  # noqa: E402
+from suite_builder import build_tiny_suite
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +55,10 @@ def test_an_unchanged_suite_serves_its_stored_report(suite: Path, monkeypatch) -
     [
         "update executions set verdict = 'pass', json = replace(json, '\"fault\"', '\"pass\"')",
         """update tolerances set json = '{"tolerance": 0.5}'""",
-        "insert into errors (stage, subject, target, message, created) "
-        "values ('execute', 'x', 'lazy', 'late error', '2026-12-01')",
+        (
+            "insert into errors (stage, subject, target, message, created) "
+            "values ('execute', 'x', 'lazy', 'late error', '2026-12-01')"
+        ),
     ],
 )
 def test_any_write_to_what_a_report_reads_makes_it_built_again(suite: Path, write: str) -> None:
