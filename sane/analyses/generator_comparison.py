@@ -17,8 +17,9 @@ from functools import cache
 from pathlib import Path
 
 from jinja2 import Environment
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from sane._record import Record
 from sane.errors import InputError
 from sane.records import SuiteSnapshot
 from sane.report import Report, build_report
@@ -28,11 +29,7 @@ from sane.suites.store import SuiteStore
 from sane.validators.families import aligned_recipe_ids
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Rates(_Model):
+class Rates(Record):
     """Per-candidate validity rates; ``None`` where the denominator is zero."""
 
     joint_valid: float | None
@@ -42,7 +39,7 @@ class Rates(_Model):
     validated: float | None
 
 
-class GeneratorColumn(_Model):
+class GeneratorColumn(Record):
     """One generator's suite, summarised for the comparison."""
 
     generator: str
@@ -67,7 +64,7 @@ class GeneratorColumn(_Model):
     warnings: list[str] = Field(default_factory=list)
 
 
-class Comparison(_Model):
+class Comparison(Record):
     """Columns in order, the first one the reference (normally ``derived``)."""
 
     scorer: str

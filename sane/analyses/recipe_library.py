@@ -25,8 +25,9 @@ from pathlib import Path
 from statistics import fmean
 
 import sqlite_utils
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from sane._record import Record
 from sane.errors import InputError
 from sane.records import Decision, Recipe, SuiteSnapshot
 from sane.suites.store import SuiteStore
@@ -35,11 +36,7 @@ MAX_EXACT_SCORERS = 14
 """Up to this many scorers every subset is enumerated (2^14 - 1 = 16383 subsets)."""
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class LibraryRecipe(_Model):
+class LibraryRecipe(Record):
     key: str
     scorer: str
     suite: str
@@ -49,7 +46,7 @@ class LibraryRecipe(_Model):
     recipe: Recipe
 
 
-class AddResult(_Model):
+class AddResult(Record):
     scorer: str
     aligned: int
     validated: int
@@ -57,7 +54,7 @@ class AddResult(_Model):
     library_unique: int
 
 
-class SubsetRow(_Model):
+class SubsetRow(Record):
     """Unique aligned recipes over all scorer subsets of one size (SANE Figure 5)."""
 
     size: int
@@ -67,7 +64,7 @@ class SubsetRow(_Model):
     max: int
 
 
-class LibraryStats(_Model):
+class LibraryStats(Record):
     scorers: dict[str, int] = Field(default_factory=dict)
     validated: dict[str, int] = Field(default_factory=dict)
     unique_aligned: int = 0

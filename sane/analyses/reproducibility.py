@@ -23,8 +23,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from sane._record import Record
 from sane.errors import InputError, SaneError
 from sane.records import Recipe, SuiteSnapshot
 from sane.report import Report, build_report
@@ -40,11 +41,7 @@ LEXICAL_THRESHOLD = 0.6
 """difflib ratio at which two recipe texts count as the same recipe (fallback only)."""
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SuiteSide(_Model):
+class SuiteSide(Record):
     path: str
     model: str
     seed: int
@@ -53,7 +50,7 @@ class SuiteSide(_Model):
     validated_families: int
 
 
-class TargetReproducibility(_Model):
+class TargetReproducibility(Record):
     """One target's profile distance between the suites."""
 
     profile: ProfileDistance
@@ -62,13 +59,13 @@ class TargetReproducibility(_Model):
     pass_rate_b: float | None = None
 
 
-class RecipeMatch(_Model):
+class RecipeMatch(Record):
     recipe: str
     counterpart: str | None
     similarity: float
 
 
-class RecipeMatching(_Model):
+class RecipeMatching(Record):
     """Aligned recipes with a counterpart in the other suite, in both directions."""
 
     method: str
@@ -84,7 +81,7 @@ class RecipeMatching(_Model):
     note: str | None = None
 
 
-class SuiteComparison(_Model):
+class SuiteComparison(Record):
     scorer: str
     a: SuiteSide
     b: SuiteSide

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from sane._record import Record
 from sane.stats import (
     ConfigSensitivity,
     LabelAgreement,
@@ -23,11 +24,7 @@ from sane.stats import (
 )
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SuiteInfo(_Model):
+class SuiteInfo(Record):
     scorer: str
     criterion: str
     model: str
@@ -40,7 +37,7 @@ class SuiteInfo(_Model):
     created: str
 
 
-class ControlRate(_Model):
+class ControlRate(Record):
     """One side of the panel's control record: items, wrong answers, rate, Wilson interval."""
 
     items: int = 0
@@ -49,7 +46,7 @@ class ControlRate(_Model):
     ci: tuple[float, float] | None = None
 
 
-class Controls(_Model):
+class Controls(Record):
     """How the panel did on the suite's planted controls (sane.panel.controls).
 
     ``false_accept``: negative controls (mirror pairs both accepted, no-op cases and decoy
@@ -67,7 +64,7 @@ class Controls(_Model):
     summary: str
 
 
-class Funnel(_Model):
+class Funnel(Record):
     """Validity accounting, nested: joint_valid <= applicable <= realized <= cases.
 
     ``applicable_cases`` counts cases realized AND applicable; ``joint_valid_cases`` adds
@@ -97,7 +94,7 @@ class Funnel(_Model):
     controls: Controls | None = None
 
 
-class GroupSummary(_Model):
+class GroupSummary(Record):
     """Verdict counts of one slice of a target's cases.
 
     ``cases`` counts every executed case (pass, fault or error); ``pass_rate`` is
@@ -127,7 +124,7 @@ class FamilySummary(GroupSummary):
     relation: str
 
 
-class TargetSummary(_Model):
+class TargetSummary(Record):
     """One target's results over the validated suite.
 
     ``cases_run`` counts executed cases including errors; ``fault_detecting_families``
@@ -168,7 +165,7 @@ class TargetSummary(_Model):
     repeat_variability: dict[str, RunVariability] = Field(default_factory=dict)
 
 
-class RankingEntry(_Model):
+class RankingEntry(Record):
     """Position by pass rate; ties share the rank, targets without a pass rate get None."""
 
     target: str
@@ -198,7 +195,7 @@ class HumanAlignment(RankCorrelation):
     per_target: dict[str, LabelAgreement] = Field(default_factory=dict)
 
 
-class FaultEvidence(_Model):
+class FaultEvidence(Record):
     """A violated relation with everything needed to judge it by eye."""
 
     target: str
@@ -219,14 +216,14 @@ class FaultEvidence(_Model):
     detail: str
 
 
-class ExecutionError(_Model):
+class ExecutionError(Record):
     target: str
     case_id: str
     recipe_id: str
     message: str
 
 
-class ErrorSummary(_Model):
+class ErrorSummary(Record):
     """Errors kept apart from verdicts: per pipeline stage (logged) and per target (executions).
 
     ``by_stage`` counts the suite's logged errors; ``by_target`` counts, per target, the
@@ -241,7 +238,7 @@ class ErrorSummary(_Model):
     execution: list[ExecutionError] = Field(default_factory=list)
 
 
-class CallTotals(_Model):
+class CallTotals(Record):
     total: int = 0
     cached: int = 0
     errors: int = 0
@@ -259,7 +256,7 @@ class CallSummary(CallTotals):
     by_task: dict[str, CallTotals] = Field(default_factory=dict)
 
 
-class ReviewOverride(_Model):
+class ReviewOverride(Record):
     """A decision a reviewer made otherwise than the panel."""
 
     question: str
@@ -268,7 +265,7 @@ class ReviewOverride(_Model):
     human: str
 
 
-class ReviewSummary(_Model):
+class ReviewSummary(Record):
     """Reviewers' decisions in force (`sane review apply`): how many per question, those that
     differ from the panel's, and the validated-family count the panel alone would give."""
 
@@ -278,7 +275,7 @@ class ReviewSummary(_Model):
     validated: int
 
 
-class Report(_Model):
+class Report(Record):
     """The whole report. ``model_dump(mode="json")`` is the `sane report` JSON document."""
 
     suite: SuiteInfo

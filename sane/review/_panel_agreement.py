@@ -22,8 +22,9 @@ from functools import cache
 
 import numpy as np
 from jinja2 import Environment
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from sane._record import Record
 from sane.records import Case, Decision, PanelDecision, Question, SuiteSnapshot
 from sane.report.formatting import markdown_environment
 from sane.stats import pass_rate_ci
@@ -31,11 +32,7 @@ from sane.validators.families import aligned_recipe_ids, count_family, panel_dec
 from sane.validators.guards import guarded_cases
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Agreement(_Model):
+class Agreement(Record):
     question: Question
     labelled: int
     panel_unresolved: int = 0
@@ -47,7 +44,7 @@ class Agreement(_Model):
     false_reject_rate: float | None = None
 
 
-class FamilyEffect(_Model):
+class FamilyEffect(Record):
     tau: int
     panel_validated: int
     substituted_validated: int
@@ -57,7 +54,7 @@ class FamilyEffect(_Model):
     expected_sd: float
 
 
-class AgreementReport(_Model):
+class AgreementReport(Record):
     scorer: str
     questions: dict[str, Agreement]
     families: FamilyEffect
