@@ -151,8 +151,8 @@ def settings_from(values: dict[str, Any], fixed: dict[str, Any] | None = None) -
         raise InputError(str(script), "--script", "file not found")
     if router is not None and not router.is_file():
         raise InputError(str(router), "--router", "file not found")
-    fields = {OPTIONS[name].field: value for name, value in values.items()}
-    fields["rate_limits"] = _rate_limits(values.get("rate_limit"))
+    fields = {OPTIONS[name].field: value for name, value in values.items() if name != "rate_limit"}
+    fields["rate_limits"] = _rate_limits(values.get("rate_limit"))  # PROVIDER=RPM pairs parsed
     return LLMSettings(**{**fields, **(fixed or {})})
 
 

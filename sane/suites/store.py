@@ -270,10 +270,11 @@ class SuiteStore:
         """Keep the report built at `revision` by the code whose fingerprint is `code`."""
         self._set_meta("report", {"revision": revision, "code": code, "report": report})
 
-    def spec(self) -> ScorerSpec:
-        """The scorer, with the targets the suite holds now (an old suite: its spec's own)."""
+    def spec(self, targets: list[SuiteTarget] | None = None) -> ScorerSpec:
+        """The scorer, with the targets the suite holds now (an old suite: its spec's own);
+        `targets` when the caller has just read them."""
         spec = ScorerSpec.model_validate(self._get_meta("spec"))
-        targets = self.targets()
+        targets = self.targets() if targets is None else targets
         return spec.model_copy(update={"targets": [t.config for t in targets]}) if targets else spec
 
     def config(self) -> RunConfig:
@@ -498,8 +499,9 @@ class SuiteStore:
 
     # ----------------------------------------------------------------- snapshot
     def snapshot(self) -> SuiteSnapshot:
+        targets = self.targets()
         return SuiteSnapshot(
-            spec=self.spec(),
+            spec=self.spec(targets),
             config=self.config(),
             created=self.created(),
             examples=self.examples(),
@@ -510,7 +512,7 @@ class SuiteStore:
             realization=self.decisions(Question.realization),
             applicability=self.decisions(Question.applicability),
             families=self.families(),
-            targets=self.targets(),
+            targets=targets,
             tolerances={t: float(e["tolerance"]) for t, e in self.tolerances().items()},
             executions=self.executions(),
             calls=self.calls(),
