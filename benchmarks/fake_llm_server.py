@@ -8,7 +8,10 @@ against it through litellm's `openai/` provider.
 Votes follow a realistic mix: each subject (a recipe or case and a question)
 is unanimous with probability --unanimous, otherwise split 2-1; a "good" recipe
 (probability --good) has cases that mostly pass, a poor one mostly fails, so
-some families are doomed. Answers are a pure function of the request and of
+some families are doomed. The panel knows the truth of its controls: a recipe's
+mirror (the opposite direction) and the planted no-op and decoy cases mostly get
+"no", so contrastive alignment passes and the suite's families are real work.
+Answers are a pure function of the request and of
 how many identical requests came before (the k votes of one decision are
 identical requests), so a sequential and an exhaustive run see the same panel.
 
@@ -28,6 +31,10 @@ from typing import Any
 from aiohttp import web
 
 SUBJECT = re.compile(r"(?:Case|Recipe) id: (\S+)")
+RELATION = re.compile(r'\(As data: \{"kind":\s*"(\w+)"')
+SKILL = re.compile(r"skill (\d+)")
+# Planted case controls whose right answer is yes; the other kinds (no-op, decoy) want no.
+POSITIVE_CONTROLS = ("control:faithful:",)
 
 
 def _unit(*parts: object) -> float:
@@ -50,14 +57,17 @@ class Oracle:
         }
 
     def recipes(self, text: str) -> dict[str, Any]:
+        skill = SKILL.search(text)
+        topic = f"topic {skill.group(1) if skill else 0}"
         recipe = {
-            "name": "add a claim",
-            "instruction": "Add one unsupported claim.",
+            "name": f"add a claim on {topic}",
+            "instruction": f"Add one unsupported claim about {topic}.",
             "variant_roles": ["original", "perturbed"],
             "relation": {"kind": "decrease", "original": "original", "perturbed": "perturbed"},
             "rationale": "an unsupported claim lowers the score",
         }
-        return {"recipes": [recipe, recipe | {"name": "add another claim"}]}
+        second = {"name": f"add a date on {topic}", "instruction": f"Add a wrong date to {topic}."}
+        return {"recipes": [recipe, recipe | second]}
 
     def case(self, text: str) -> dict[str, Any]:
         return {"variants": [{"role": "perturbed", "text": "A summary with a NEW claim."}]}
@@ -74,7 +84,15 @@ class Oracle:
         )
         recipe = subject.split("/")[0]
         good = _unit("recipe", recipe) < self.args.good
-        p_yes = 0.97 if question == "alignment" else (0.9 if good else 0.35)
+        if (
+            question == "alignment"
+        ):  # every recipe adds an error: "decrease" is right, its mirror not
+            relation = RELATION.search(text)
+            p_yes = 0.97 if relation and relation.group(1) == "decrease" else 0.03
+        elif subject.startswith("control:"):
+            p_yes = 0.97 if subject.startswith(POSITIVE_CONTROLS) else 0.03
+        else:
+            p_yes = 0.9 if good else 0.35
         majority = "yes" if _unit("decision", subject, question) < p_yes else "no"
         minority = "no" if majority == "yes" else "yes"
         unanimous = _unit("unanimous", subject, question) < self.args.unanimous
@@ -101,12 +119,17 @@ class Oracle:
 def make_app(args: argparse.Namespace) -> web.Application:
     oracle = Oracle(args)
     counts = {"requests": 0}
+    # A real server serves a bounded number of requests at once; the rest queue.
+    slots = asyncio.Semaphore(args.capacity) if args.capacity else None
 
     async def completions(request: web.Request) -> web.Response:
         body = await request.json()
         counts["requests"] += 1
         content = oracle.answer(body)
-        if args.latency:
+        if slots is not None:
+            async with slots:
+                await asyncio.sleep(args.latency)
+        elif args.latency:
             await asyncio.sleep(args.latency)
         return web.json_response(
             {
@@ -148,6 +171,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per reply")
+    parser.add_argument("--capacity", type=int, default=0, help="requests served at once (0: all)")
     parser.add_argument("--capabilities", type=int, default=200)
     parser.add_argument("--unanimous", type=float, default=0.8)
     parser.add_argument("--good", type=float, default=0.75, help="share of good recipes")
