@@ -105,11 +105,12 @@ def variants(lib_dir: Path) -> tuple[str, ...]:
 
 def prune(lib_dir: Path) -> list[str]:
     """Delete the CPU modules we never ship; returns their names."""
-    removed = sorted(EXCLUDED_VARIANTS & set(variants(lib_dir)))
-    for path in lib_dir.iterdir():
+    removed = []
+    for path in sorted(lib_dir.iterdir()):
         match = VARIANT_FILE.match(path.name)
         if match and match.group(1) in EXCLUDED_VARIANTS:
             path.unlink()
+            removed.append(match.group(1))
     return removed
 
 
@@ -186,11 +187,19 @@ def installed_system_info() -> str:
     return llama_cpp.llama_print_system_info().decode("utf-8", "replace")
 
 
+def runtime_problems() -> list[str]:
+    """Why the installed build must not run on this CPU (empty: safe to load a model)."""
+    return build_problems(installed_system_info(), host_flags(), variants(library_dir()))
+
+
 def report() -> dict[str, object]:
-    """What setup prints: the chosen module, the modules shipped, the library's report, problems."""
-    info = installed_system_info()
+    """What setup prints: the chosen module, the modules shipped, the library's report, problems.
+
+    Beyond `runtime_problems`, setup also wants dispatch on x86-64: a build without it
+    is safe but slower there, so setup rebuilds it.
+    """
     shipped = variants(library_dir())
-    problems = build_problems(info, host_flags(), shipped)
+    problems = runtime_problems()
     if platform.machine().lower() in X86_MACHINES and not shipped:
         problems.append(
             "built without run-time CPU dispatch (rebuild with `bash scripts/setup.sh`)"
@@ -198,7 +207,7 @@ def report() -> dict[str, object]:
     return {
         "loaded_variant": loaded_variant(),
         "variants": list(shipped),
-        "system_info": info.strip(),
+        "system_info": installed_system_info().strip(),
         "problems": problems,
     }
 

@@ -99,9 +99,7 @@ def physical_cores() -> int:
 @cache
 def check_runtime() -> None:
     """Refuse an installed llama.cpp build that this CPU cannot run (checked once per process)."""
-    info = cpu_build.installed_system_info()
-    shipped = cpu_build.variants(cpu_build.library_dir())
-    problems = cpu_build.build_problems(info, cpu_build.host_flags(), shipped)
+    problems = cpu_build.runtime_problems()
     if problems:
         raise LLMError(
             PROVIDER_PREFIX.rstrip("/"),
