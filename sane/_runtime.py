@@ -1,8 +1,9 @@
-"""What the workflow's stages share at run time but never checkpoint.
+"""What the workflow's stages share at run time.
 
-The LangGraph state holds only what a stage decided (small, serialisable);
-live objects (the store, the LLM client, the panel, the targets) travel in
-this context, built fresh by every run so a resumed run gets working ones.
+The LangGraph state holds only which recipes flow where (small ids); live
+objects (the store, the LLM client, the panel, the targets) and the progress
+shared by concurrent recipe flows travel in this context, built fresh by every
+run; what a run decided lives in the store.
 """
 
 from __future__ import annotations
@@ -30,6 +31,23 @@ def _no_progress(stage: str, done: int, total: int) -> None:
 
 
 @dataclass
+class Tally:
+    """The progress of a stage whose items finish in many concurrent flows."""
+
+    label: str
+    total: int
+    progress: Progress
+    done: int = 0
+
+    def __post_init__(self) -> None:
+        self.progress(self.label, 0, self.total)
+
+    def add(self, count: int) -> None:
+        self.done += count
+        self.progress(self.label, self.done, self.total)
+
+
+@dataclass
 class RunContext:
     store: SuiteStore
     llm: LLMClient
@@ -43,6 +61,9 @@ class RunContext:
     timeout_s: float = 60.0
     tolerance_floor: float = 0.05
     progress: Progress = _no_progress
+    # Shared by the concurrent recipe flows of one run (sane.stages.recipe_flow).
+    tallies: dict[str, Tally] = field(default_factory=dict)
+    budget_stop: BudgetExceeded | None = None
 
 
 async def run_all(

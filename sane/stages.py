@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from sane import agents
-from sane._runtime import RunContext, _no_progress, run_all
+from sane._runtime import RunContext, Tally, _no_progress, run_all
 from sane.errors import BudgetExceeded, LLMError, SaneError
 from sane.generators import get_generator
 from sane.panel import controls
@@ -86,38 +86,67 @@ async def derive_recipes(ctx: RunContext) -> None:
     ctx.store.mark(Stage.recipes)
 
 
-async def align_recipes(ctx: RunContext) -> None:
-    """The alignment question on every recipe no guard rejected, then on its mirror (the
-    same recipe claiming the opposite direction: a control, and the contrastive half).
-    Mirrors go second so that a blind ballot's mirror replays its recipe's cached answer."""
-    if ctx.store.is_done(Stage.alignment):
-        return
-    decided = ctx.store.decisions(Question.alignment)
+async def plan_recipe_flows(ctx: RunContext) -> list[str]:
+    """The recipes that flow on from `derive_recipes`, each on its own (`recipe_flow`): every
+    recipe no guard rejected, in stored order; none once their flows have all finished."""
+    ctx.budget_stop = None
+    if ctx.store.is_done(Stage.cases):
+        return []
+    ctx.store.clear_errors(Stage.cases)
     recipes = ctx.store.recipes()
     rejected = recipe_rejections(recipes)  # never put to the panel
-    kept = [r for r in recipes if r.id not in rejected]
-    mirrors = [(controls.mirror_id(r.id), controls.mirrored_recipe(r)) for r in kept]
-    waves = [
-        [(r.id, r) for r in kept],
-        [(subject, mirrored) for subject, mirrored in mirrors if mirrored is not None],
-    ]
+    kept = [r.id for r in recipes if r.id not in rejected]
+    ctx.tallies = {
+        Stage.alignment: Tally(Stage.alignment.label, 2 * len(kept), ctx.progress),
+        Stage.cases: Tally(Stage.cases.label, len(kept) * ctx.config.cases, ctx.progress),
+    }
+    return kept
 
-    async def one(item: tuple[str, Recipe]) -> None:
-        subject, recipe = item
-        template, ballot = alignment_question(recipe, ctx.config)
-        prompt = messages(
-            template,
-            spec=ctx.spec,
-            recipe=recipe,
-            relation_json=recipe.relation.model_dump_json(),
-        )
-        decision = await ctx.panel.decide(subject, Question.alignment, prompt, ballot)
-        ctx.store.put_decision(decision)
 
-    for wave in waves:
-        pending = [(subject, recipe) for subject, recipe in wave if subject not in decided]
-        await run_all(Stage.alignment.label, pending, one, ctx.progress)
+async def recipe_flow(ctx: RunContext, recipe_id: str) -> None:
+    """One recipe through alignment, its mirror, and (when aligned) its family's cases and
+    case panel, without waiting for any other recipe.
+
+    The mirror (the same recipe claiming the opposite direction: a control, and the
+    contrastive half) is asked after the recipe, so that a blind ballot's mirror replays
+    the recipe's cached answer. A budget stop is kept for `join_recipes`, so that the other
+    recipes' calls already under way finish and reach the cache first.
+    """
+    recipes = ctx.store.recipes()
+    seq, recipe = next((i, r) for i, r in enumerate(recipes) if r.id == recipe_id)
+    try:
+        await _align(ctx, recipe.id, recipe)
+        mirrored = controls.mirrored_recipe(recipe)
+        if mirrored is not None:
+            await _align(ctx, controls.mirror_id(recipe.id), mirrored)
+        ctx.tallies[Stage.alignment].add(2)
+        decisions = ctx.store.decisions(Question.alignment)
+        if recipe.id in aligned_recipe_ids(recipes, decisions, ctx.config):
+            await _run_family(ctx, seq, recipe)
+        else:
+            ctx.tallies[Stage.cases].add(ctx.config.cases)
+    except BudgetExceeded as stop:
+        ctx.budget_stop = ctx.budget_stop or stop
+
+
+async def join_recipes(ctx: RunContext) -> None:
+    """Where the recipe flows meet: a budget stop in any of them ends the run (resumable);
+    otherwise alignment and cases are done."""
+    if ctx.budget_stop is not None:
+        raise ctx.budget_stop
     ctx.store.mark(Stage.alignment)
+    ctx.store.mark(Stage.cases)
+
+
+async def _align(ctx: RunContext, subject: str, recipe: Recipe) -> None:
+    """The stored alignment decision on a recipe (or its mirror), or a fresh one (stored)."""
+    if subject in ctx.store.decisions(Question.alignment):
+        return
+    template, ballot = alignment_question(recipe, ctx.config)
+    prompt = messages(
+        template, spec=ctx.spec, recipe=recipe, relation_json=recipe.relation.model_dump_json()
+    )
+    ctx.store.put_decision(await ctx.panel.decide(subject, Question.alignment, prompt, ballot))
 
 
 def _aligned(ctx: RunContext) -> list[tuple[int, Recipe]]:
@@ -173,56 +202,40 @@ async def _validate_case(ctx: RunContext, decided: Decided, recipe: Recipe, case
     return realized and await _decide_case(ctx, decided, recipe, case, Question.applicability)
 
 
-async def instantiate_cases(ctx: RunContext) -> None:
-    """Generate and validate every aligned family's cases, families and cases concurrently.
+async def _run_family(ctx: RunContext, seq: int, recipe: Recipe) -> None:
+    """Write and validate an aligned recipe's cases, each validated as soon as it is written.
 
-    Each case is validated as soon as it is written, so a family's schedule
-    (sane.panel.sequential) can stop once the family is decided: a family
-    that can no longer reach tau stops generating cases (in budget mode, one
-    that reached tau too); one that can still pass gets all n cases.
+    The family's schedule (sane.panel.sequential) stops once the family is decided: a
+    family that can no longer reach tau stops generating cases (in budget mode, one that
+    reached tau too); one that can still pass gets all n cases.
     """
-    if ctx.store.is_done(Stage.cases):
-        return
-    ctx.store.clear_errors(Stage.cases)
-    existing = {c.id: c for c in ctx.store.cases()}
+    existing = {c.id: c for c in ctx.store.cases(recipe.id)}
     decided = _case_decisions(ctx)
     config = ctx.config
     plan = FamilyPlan(config.cases, config.threshold, config.exhaustive, config.stop_at_tau)
-    aligned = _aligned(ctx)
-    total, done = len(aligned) * config.cases, 0
-    ctx.progress(Stage.cases.label, 0, total)
+    tally = ctx.tallies[Stage.cases]
 
-    async def family(item: tuple[int, Recipe]) -> None:
-        nonlocal done
-        seq, recipe = item
-
-        async def evaluate(index: int) -> bool:
-            nonlocal done
-            case = existing.get(f"{recipe.id}/case-{index}")
-            if case is None:
-                case = await agents.instantiate_case(
-                    ctx.llm, ctx.spec, recipe, seq, index, ctx.examples, config
-                )
-                ctx.store.put_case(case)
-            # A case the agent could not write has nothing to vote on, and one a guard
-            # rejects is never put to the panel: both stay unrealised.
-            valid = (
-                case.error is None
-                and case_rejection(recipe, case) is None
-                and await _validate_case(ctx, decided, recipe, case)
+    async def evaluate(index: int) -> bool:
+        case = existing.get(f"{recipe.id}/case-{index}")
+        if case is None:
+            case = await agents.instantiate_case(
+                ctx.llm, ctx.spec, recipe, seq, index, ctx.examples, config
             )
-            if case.error:
-                ctx.store.put_error(Stage.cases, case.id, case.error)
-            done += 1
-            ctx.progress(Stage.cases.label, done, total)
-            return valid
+            ctx.store.put_case(case)
+        # A case the agent could not write has nothing to vote on, and one a guard
+        # rejects is never put to the panel: both stay unrealised.
+        valid = (
+            case.error is None
+            and case_rejection(recipe, case) is None
+            and await _validate_case(ctx, decided, recipe, case)
+        )
+        if case.error:
+            ctx.store.put_error(Stage.cases, case.id, case.error)
+        tally.add(1)
+        return valid
 
-        run = await run_family(plan, evaluate)
-        done += plan.n - run.generated
-        ctx.progress(Stage.cases.label, done, total)
-
-    await run_all(Stage.families.label, aligned, family, _no_progress)
-    ctx.store.mark(Stage.cases)
+    run = await run_family(plan, evaluate)
+    tally.add(plan.n - run.generated)
 
 
 async def validate_cases(ctx: RunContext) -> None:

@@ -1,21 +1,28 @@
 """The method as two LangGraph graphs, each read top to bottom.
 
-generate: capabilities -> recipes -> recipe alignment (with mirror controls) -> cases ->
-case panel -> case controls -> families. execute: execute -> report. Every stage writes
-each finished item to the suite store at once and skips items already there; each graph is
-checkpointed in the same SQLite file (one thread per mode and target set), so an interrupted
-run resumes at the stage it stopped in, and the LLM cache replays every call it had
-completed.
+generate:
+    derive_capabilities -> derive_recipes -> plan_recipe_flows
+    -> recipe_flow (one per recipe, in parallel: alignment, its mirror, then its family's
+       cases and case panel; no recipe waits for another)
+    -> join_recipes -> validate_cases -> decide_controls -> select_families
+execute:
+    execute -> report
+
+One resume mechanism: the suite store. Every stage writes each finished item to the store
+at once and does only what is missing there (a stage that finished marks itself done), so a
+rerun of an interrupted run starts at the top, skips what is stored and replays every LLM
+call it had completed from the cache. The graphs keep no checkpoint of their own.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Awaitable, Callable
 from typing import Literal, TypedDict
 
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from langgraph.types import Send
 
 from sane import stages
 from sane._runtime import RunContext
@@ -24,9 +31,14 @@ from sane._runtime import RunContext
 class State(TypedDict, total=False):
     mode: Literal["generate", "execute"]
     targets: list[str]
+    recipe_ids: list[str]  # the recipes plan_recipe_flows sends on, one flow each
+    recipe_id: str  # the recipe one recipe_flow carries
 
 
-def _node(stage: Callable[[RunContext], Awaitable[None]]) -> Callable[..., Awaitable[State]]:
+Stage = Callable[[RunContext], Awaitable[None]]
+
+
+def _node(stage: Stage) -> Callable[..., Awaitable[State]]:
     """Adapt a stage to LangGraph's node signature; stages keep no graph state."""
 
     async def node(state: State, runtime: Runtime[RunContext]) -> State:
@@ -37,46 +49,73 @@ def _node(stage: Callable[[RunContext], Awaitable[None]]) -> Callable[..., Await
     return node
 
 
-Stage = Callable[[RunContext], Awaitable[None]]
-
-# Each mode's nodes (name, stage), in the order they run. The names are those of the
-# checkpoints already in suite files: an interrupted run resumes at its node.
-GENERATE: tuple[tuple[str, Stage], ...] = (
-    ("derive_capabilities", stages.derive_capabilities),
-    ("derive_recipes", stages.derive_recipes),
-    ("align_recipes", stages.align_recipes),
-    ("instantiate_cases", stages.instantiate_cases),
-    ("validate_cases", stages.validate_cases),
-    ("decide_controls", stages.decide_controls),
-    ("select_families", stages.select_families),
-)
-EXECUTE: tuple[tuple[str, Stage], ...] = (
-    ("execute", stages.execute_targets),
-    ("report", stages.write_report),
-)
-GRAPHS = {"generate": GENERATE, "execute": EXECUTE}
+async def _plan_recipe_flows(state: State, runtime: Runtime[RunContext]) -> State:
+    return {"recipe_ids": await stages.plan_recipe_flows(runtime.context)}
 
 
-def build_graph(mode: Literal["generate", "execute"]) -> StateGraph:
-    """The mode's stages as a chain of nodes, START to END in the order they run."""
+def _send_recipes(state: State) -> list[Send] | str:
+    """One `recipe_flow` per planned recipe; straight to the join when there is none."""
+    return [Send("recipe_flow", {"recipe_id": r}) for r in state.get("recipe_ids", [])] or (
+        "join_recipes"
+    )
+
+
+async def _recipe_flow(state: State, runtime: Runtime[RunContext]) -> State:
+    await stages.recipe_flow(runtime.context, state["recipe_id"])
+    return {}
+
+
+def _chain(graph: StateGraph, *names: str) -> None:
+    for before, after in itertools.pairwise(names):
+        graph.add_edge(before, after)
+
+
+def generate_graph() -> StateGraph:
     graph = StateGraph(State, context_schema=RunContext)
-    previous = START
-    for name, stage in GRAPHS[mode]:
-        graph.add_node(name, _node(stage))
-        graph.add_edge(previous, name)
-        previous = name
-    graph.add_edge(previous, END)
+    for stage in (
+        stages.derive_capabilities,
+        stages.derive_recipes,
+        stages.join_recipes,
+        stages.validate_cases,
+        stages.decide_controls,
+        stages.select_families,
+    ):
+        graph.add_node(stage.__name__, _node(stage))
+    graph.add_node("plan_recipe_flows", _plan_recipe_flows)
+    graph.add_node("recipe_flow", _recipe_flow)
+    _chain(graph, START, "derive_capabilities", "derive_recipes", "plan_recipe_flows")
+    graph.add_conditional_edges("plan_recipe_flows", _send_recipes, ["recipe_flow", "join_recipes"])
+    _chain(
+        graph,
+        "recipe_flow",
+        "join_recipes",
+        "validate_cases",
+        "decide_controls",
+        "select_families",
+        END,
+    )
     return graph
 
 
+def execute_graph() -> StateGraph:
+    graph = StateGraph(State, context_schema=RunContext)
+    graph.add_node("execute", _node(stages.execute_targets))
+    graph.add_node("report", _node(stages.write_report))
+    _chain(graph, START, "execute", "report", END)
+    return graph
+
+
+GRAPHS: dict[str, Callable[[], StateGraph]] = {
+    "generate": generate_graph,
+    "execute": execute_graph,
+}
+
+
+def build_graph(mode: Literal["generate", "execute"]) -> StateGraph:
+    return GRAPHS[mode]()
+
+
 async def run(context: RunContext, state: State) -> None:
-    """Run (or resume) the graph for one mode on the suite file in `context.store`."""
-    thread = f"{state['mode']}:{','.join(sorted(state.get('targets', [])))}"
-    config = {"configurable": {"thread_id": thread}}
-    async with AsyncSqliteSaver.from_conn_string(str(context.store.path)) as saver:
-        app = build_graph(state["mode"]).compile(checkpointer=saver)
-        snapshot = await app.aget_state(config)
-        resume = bool(snapshot.next)
-        # "sync": a checkpoint is committed before the next stage starts writing to the
-        # same file from this thread, so the two connections never wait on each other.
-        await app.ainvoke(None if resume else state, config, context=context, durability="sync")
+    """Run the graph for one mode on the suite in `context.store` (a rerun resumes)."""
+    app = build_graph(state["mode"]).compile()
+    await app.ainvoke(state, context=context)

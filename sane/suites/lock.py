@@ -2,7 +2,7 @@
 
 SQLite in WAL mode with a busy timeout keeps the file consistent under two
 writers, but two workflow runs on one suite would race for the same items and
-checkpoints and pay twice for the same calls. An OS file lock next to the suite
+pay twice for the same calls. An OS file lock next to the suite
 (`SUITE.lock`, held through `filelock`, released by the kernel even when a run is
 killed with -9) makes the second run stop before it touches the suite. Readers
 (`sane report`, `sane rank`) take no lock: WAL lets them read during a run.

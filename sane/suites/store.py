@@ -2,7 +2,8 @@
 
 Every record is written (and committed) as soon as it exists, so an interrupted
 run loses nothing it finished; every stage asks the store what is already done
-before it does work. The LangGraph checkpoints live in the same file.
+before it does work. The store is the only resume mechanism: a rerun of an
+interrupted run does only what is missing here.
 """
 
 from __future__ import annotations

@@ -1,0 +1,50 @@
+"""Recipes flow through the stages on their own: none waits for another recipe's panel.
+
+One recipe's alignment votes are slowed to a second; the other recipes' cases are
+written and judged meanwhile. With a stage barrier (every alignment before any
+case), every alignment call would be stored before the first case call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+import sane
+from sane.llm import LLMSettings
+from sane.suites.store import SuiteStore
+
+SLOW_RECIPE = "Recipe id: rec-2-2"
+
+
+def test_a_slow_alignment_does_not_hold_back_other_recipes_cases(
+    workdir: Path, settings: LLMSettings
+) -> None:
+    script = workdir / "tiny_script.yaml"
+    rules = yaml.safe_load(script.read_text())
+    slowed = 0
+    for rule in rules["rules"]:
+        if rule.get("task") == "vote:alignment" and rule.get("contains") == SLOW_RECIPE:
+            rule["delay_s"] = 1.0
+            slowed += 1
+    assert slowed == 3  # the fixture's three votes on that recipe
+    script.write_text(yaml.safe_dump(rules))
+
+    sane.generate(
+        workdir / "tiny_spec.yaml",
+        suite=workdir / "suite.db",
+        model="scripted",
+        votes=3,
+        cases=4,
+        max_capabilities=2,
+        recipes_per_capability=2,
+        llm=settings,
+    )
+
+    store = SuiteStore(workdir / "suite.db")
+    tasks = [call.task for call in store.calls()]
+    store.close()
+    last_alignment = max(i for i, task in enumerate(tasks) if task == "vote:alignment")
+    first_case = tasks.index("cases")
+    assert first_case < last_alignment, tasks
