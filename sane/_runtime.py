@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from sane.errors import BudgetExceeded
 from sane.panel.oracle import OraclePanel
-from sane.records import Example, RunConfig, ScorerSpec
+from sane.records import Example, PanelDecision, Question, RunConfig, ScorerSpec
 from sane.scorers.base import Target
 from sane.suites.store import SuiteStore
 
@@ -61,8 +61,18 @@ class RunContext:
     timeout_s: float = 60.0
     tolerance_floor: float = 0.05
     progress: Progress = _no_progress
-    # Shared by the concurrent recipe flows of one run (sane.stages.recipe_flow).
-    tallies: dict[str, Tally] = field(default_factory=dict)
+    flows: RecipeFlows | None = None  # set by sane.stages.plan_recipe_flows
+
+
+@dataclass
+class RecipeFlows:
+    """What the concurrent recipe flows of one run share (sane.stages.recipe_flow): the
+    decisions stored when they started (read once, not once per flow), their progress, and
+    the first budget stop, which ends the run where the flows join."""
+
+    decisions: dict[Question, dict[str, PanelDecision]]
+    alignment: Tally
+    cases: Tally
     budget_stop: BudgetExceeded | None = None
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from sane import agents
-from sane._runtime import RunContext, Tally, _no_progress, run_all
+from sane._runtime import RecipeFlows, RunContext, Tally, _no_progress, run_all
 from sane.errors import BudgetExceeded, LLMError, SaneError
 from sane.generators import get_generator
 from sane.panel import controls
@@ -89,17 +89,19 @@ async def derive_recipes(ctx: RunContext) -> None:
 async def plan_recipe_flows(ctx: RunContext) -> list[str]:
     """The recipes that flow on from `derive_recipes`, each on its own (`recipe_flow`): every
     recipe no guard rejected, in stored order; none once their flows have all finished."""
-    ctx.budget_stop = None
+    ctx.flows = None
     if ctx.store.is_done(Stage.cases):
         return []
     ctx.store.clear_errors(Stage.cases)
     recipes = ctx.store.recipes()
     rejected = recipe_rejections(recipes)  # never put to the panel
     kept = [r.id for r in recipes if r.id not in rejected]
-    ctx.tallies = {
-        Stage.alignment: Tally(Stage.alignment.label, 2 * len(kept), ctx.progress),
-        Stage.cases: Tally(Stage.cases.label, len(kept) * ctx.config.cases, ctx.progress),
-    }
+    questions = (Question.alignment, *CASE_TEMPLATES)
+    ctx.flows = RecipeFlows(
+        decisions={question: ctx.store.decisions(question) for question in questions},
+        alignment=Tally(Stage.alignment.label, 2 * len(kept), ctx.progress),
+        cases=Tally(Stage.cases.label, len(kept) * ctx.config.cases, ctx.progress),
+    )
     return kept
 
 
@@ -112,41 +114,47 @@ async def recipe_flow(ctx: RunContext, recipe_id: str) -> None:
     the recipe's cached answer. A budget stop is kept for `join_recipes`, so that the other
     recipes' calls already under way finish and reach the cache first.
     """
+    flows = ctx.flows
+    assert flows is not None, "plan_recipe_flows runs first"
     recipes = ctx.store.recipes()
     seq, recipe = next((i, r) for i, r in enumerate(recipes) if r.id == recipe_id)
+    alignment = flows.decisions[Question.alignment]
     try:
-        await _align(ctx, recipe.id, recipe)
+        await _align(ctx, alignment, recipe.id, recipe)
         mirrored = controls.mirrored_recipe(recipe)
         if mirrored is not None:
-            await _align(ctx, controls.mirror_id(recipe.id), mirrored)
-        ctx.tallies[Stage.alignment].add(2)
-        decisions = ctx.store.decisions(Question.alignment)
-        if recipe.id in aligned_recipe_ids(recipes, decisions, ctx.config):
-            await _run_family(ctx, seq, recipe)
+            await _align(ctx, alignment, controls.mirror_id(recipe.id), mirrored)
+        flows.alignment.add(2)
+        # the other recipes were checked by the guards when the flows were planned
+        if recipe.id in aligned_recipe_ids([recipe], alignment, ctx.config):
+            await _run_family(ctx, flows, seq, recipe)
         else:
-            ctx.tallies[Stage.cases].add(ctx.config.cases)
+            flows.cases.add(ctx.config.cases)
     except BudgetExceeded as stop:
-        ctx.budget_stop = ctx.budget_stop or stop
+        flows.budget_stop = flows.budget_stop or stop
 
 
 async def join_recipes(ctx: RunContext) -> None:
     """Where the recipe flows meet: a budget stop in any of them ends the run (resumable);
     otherwise alignment and cases are done."""
-    if ctx.budget_stop is not None:
-        raise ctx.budget_stop
+    if ctx.flows is not None and ctx.flows.budget_stop is not None:
+        raise ctx.flows.budget_stop
     ctx.store.mark(Stage.alignment)
     ctx.store.mark(Stage.cases)
 
 
-async def _align(ctx: RunContext, subject: str, recipe: Recipe) -> None:
+async def _align(
+    ctx: RunContext, decided: dict[str, PanelDecision], subject: str, recipe: Recipe
+) -> None:
     """The stored alignment decision on a recipe (or its mirror), or a fresh one (stored)."""
-    if subject in ctx.store.decisions(Question.alignment):
+    if subject in decided:
         return
     template, ballot = alignment_question(recipe, ctx.config)
     prompt = messages(
         template, spec=ctx.spec, recipe=recipe, relation_json=recipe.relation.model_dump_json()
     )
-    ctx.store.put_decision(await ctx.panel.decide(subject, Question.alignment, prompt, ballot))
+    decided[subject] = await ctx.panel.decide(subject, Question.alignment, prompt, ballot)
+    ctx.store.put_decision(decided[subject])
 
 
 def _aligned(ctx: RunContext) -> list[tuple[int, Recipe]]:
@@ -202,7 +210,7 @@ async def _validate_case(ctx: RunContext, decided: Decided, recipe: Recipe, case
     return realized and await _decide_case(ctx, decided, recipe, case, Question.applicability)
 
 
-async def _run_family(ctx: RunContext, seq: int, recipe: Recipe) -> None:
+async def _run_family(ctx: RunContext, flows: RecipeFlows, seq: int, recipe: Recipe) -> None:
     """Write and validate an aligned recipe's cases, each validated as soon as it is written.
 
     The family's schedule (sane.panel.sequential) stops once the family is decided: a
@@ -210,10 +218,10 @@ async def _run_family(ctx: RunContext, seq: int, recipe: Recipe) -> None:
     reached tau too); one that can still pass gets all n cases.
     """
     existing = {c.id: c for c in ctx.store.cases(recipe.id)}
-    decided = _case_decisions(ctx)
+    decided = flows.decisions
     config = ctx.config
     plan = FamilyPlan(config.cases, config.threshold, config.exhaustive, config.stop_at_tau)
-    tally = ctx.tallies[Stage.cases]
+    tally = flows.cases
 
     async def evaluate(index: int) -> bool:
         case = existing.get(f"{recipe.id}/case-{index}")
