@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from sane.errors import BudgetExceeded
 from sane.panel.oracle import OraclePanel
-from sane.records import Example, PanelDecision, Question, RunConfig, ScorerSpec
+from sane.records import Example, PanelDecision, Question, Recipe, RunConfig, ScorerSpec
 from sane.scorers.base import Target
 from sane.suites.store import SuiteStore
 
@@ -67,9 +67,11 @@ class RunContext:
 @dataclass
 class RecipeFlows:
     """What the concurrent recipe flows of one run share (sane.stages.recipe_flow): the
-    decisions stored when they started (read once, not once per flow), their progress, and
-    the first budget stop, which ends the run where the flows join."""
+    recipes (id -> sequence number, recipe) and the decisions stored when they started
+    (read once, not once per flow), their progress, and the first budget stop, which ends
+    the run where the flows join."""
 
+    recipes: dict[str, tuple[int, Recipe]]
     decisions: dict[Question, dict[str, PanelDecision]]
     alignment: Tally
     cases: Tally

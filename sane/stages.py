@@ -98,6 +98,7 @@ async def plan_recipe_flows(ctx: RunContext) -> list[str]:
     kept = [r.id for r in recipes if r.id not in rejected]
     questions = (Question.alignment, *CASE_TEMPLATES)
     ctx.flows = RecipeFlows(
+        recipes={r.id: (seq, r) for seq, r in enumerate(recipes)},
         decisions={question: ctx.store.decisions(question) for question in questions},
         alignment=Tally(Stage.alignment.label, 2 * len(kept), ctx.progress),
         cases=Tally(Stage.cases.label, len(kept) * ctx.config.cases, ctx.progress),
@@ -116,8 +117,7 @@ async def recipe_flow(ctx: RunContext, recipe_id: str) -> None:
     """
     flows = ctx.flows
     assert flows is not None, "plan_recipe_flows runs first"
-    recipes = ctx.store.recipes()
-    seq, recipe = next((i, r) for i, r in enumerate(recipes) if r.id == recipe_id)
+    seq, recipe = flows.recipes[recipe_id]
     alignment = flows.decisions[Question.alignment]
     try:
         await _align(ctx, alignment, recipe.id, recipe)
