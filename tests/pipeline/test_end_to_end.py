@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tiny_suite import generate_tiny
+
 import sane
 from sane.llm import LLMSettings
 from sane.records import Decision, Question
@@ -15,17 +17,8 @@ from sane.suites.store import SuiteStore
 
 
 def _generate(workdir: Path, settings: LLMSettings) -> None:
-    sane.generate(
-        workdir / "tiny_spec.yaml",
-        suite=workdir / "suite.db",
-        model="scripted",
-        votes=3,
-        cases=4,
-        max_capabilities=2,
-        recipes_per_capability=2,
-        exhaustive=True,  # the hand counts assume every case; tests/perf checks sequential mode
-        llm=settings,
-    )
+    # the hand counts assume every case; tests/perf checks sequential mode
+    generate_tiny(workdir, settings, exhaustive=True)
 
 
 def test_funnel_matches_hand_counts(workdir: Path, settings: LLMSettings) -> None:

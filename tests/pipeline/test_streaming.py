@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from tiny_suite import generate_tiny
 
-import sane
 from sane.llm import LLMSettings
 from sane.suites.store import SuiteStore
 
@@ -31,16 +31,7 @@ def test_a_slow_alignment_does_not_hold_back_other_recipes_cases(
     assert slowed == 3  # the fixture's three votes on that recipe
     script.write_text(yaml.safe_dump(rules))
 
-    sane.generate(
-        workdir / "tiny_spec.yaml",
-        suite=workdir / "suite.db",
-        model="scripted",
-        votes=3,
-        cases=4,
-        max_capabilities=2,
-        recipes_per_capability=2,
-        llm=settings,
-    )
+    generate_tiny(workdir, settings)
 
     store = SuiteStore(workdir / "suite.db")
     tasks = [call.task for call in store.calls()]
