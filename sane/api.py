@@ -128,7 +128,7 @@ def generate(
         store.initialise(scorer, config, rows)
         store.put_targets(targets)
         client = _client(store, llm)
-        asyncio.run(workflow.run(_context(store, client, progress), {"mode": "generate"}))
+        asyncio.run(workflow.run(_context(store, client, progress), "generate"))
         return store.snapshot()
     finally:
         store.close()
@@ -220,7 +220,7 @@ def execute(
             timeout_s=timeout_s,
             tolerance_floor=tolerance_floor,
         )
-        asyncio.run(workflow.run(context, {"mode": "execute", "targets": sorted(chosen)}))
+        asyncio.run(workflow.run(context, "execute"))
         return [e for e in store.executions() if e.target in chosen]
     finally:
         store.close()

@@ -27,18 +27,18 @@ from langgraph.types import Send
 from sane import stages
 from sane._runtime import RunContext
 
+Mode = Literal["generate", "execute"]
+
 
 class State(TypedDict, total=False):
-    mode: Literal["generate", "execute"]
-    targets: list[str]
     recipe_ids: list[str]  # the recipes plan_recipe_flows sends on, one flow each
     recipe_id: str  # the recipe one recipe_flow carries
 
 
-Stage = Callable[[RunContext], Awaitable[None]]
+StageFunction = Callable[[RunContext], Awaitable[None]]
 
 
-def _node(stage: Stage) -> Callable[..., Awaitable[State]]:
+def _node(stage: StageFunction) -> Callable[..., Awaitable[State]]:
     """Adapt a stage to LangGraph's node signature; stages keep no graph state."""
 
     async def node(state: State, runtime: Runtime[RunContext]) -> State:
@@ -105,17 +105,13 @@ def execute_graph() -> StateGraph:
     return graph
 
 
-GRAPHS: dict[str, Callable[[], StateGraph]] = {
+GRAPHS: dict[Mode, Callable[[], StateGraph]] = {
     "generate": generate_graph,
     "execute": execute_graph,
 }
 
 
-def build_graph(mode: Literal["generate", "execute"]) -> StateGraph:
-    return GRAPHS[mode]()
-
-
-async def run(context: RunContext, state: State) -> None:
-    """Run the graph for one mode on the suite in `context.store` (a rerun resumes)."""
-    app = build_graph(state["mode"]).compile()
-    await app.ainvoke(state, context=context)
+async def run(context: RunContext, mode: Mode) -> None:
+    """Run one mode's graph on the suite in `context.store` (a rerun resumes from the store;
+    the targets to execute are `context.targets`)."""
+    await GRAPHS[mode]().compile().ainvoke({}, context=context)
