@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tiny_suite import generate_tiny
 
 import sane
 from sane.llm import LLMSettings
@@ -31,17 +32,8 @@ def _constant_panel_script(workdir: Path, answer: str) -> Path:
 
 def _generate(workdir: Path, script: Path, panel: str) -> Path:
     suite = workdir / f"{script.stem}-{panel}.db"
-    sane.generate(
-        workdir / "tiny_spec.yaml",
-        suite=suite,
-        model="scripted",
-        votes=3,
-        cases=4,
-        max_capabilities=2,
-        recipes_per_capability=2,
-        panel=panel,
-        llm=LLMSettings(cache_path=workdir / "cache.db", script_path=script, backoff_s=0),
-    )
+    settings = LLMSettings(cache_path=workdir / "cache.db", script_path=script, backoff_s=0)
+    generate_tiny(workdir, settings, suite=suite, panel=panel)
     return suite
 
 

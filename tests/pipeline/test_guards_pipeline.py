@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from tiny_suite import generate_tiny
+
 import sane
 from sane.api import report_html
 from sane.llm import LLMSettings
@@ -21,17 +23,13 @@ def _run(workdir: Path) -> Path:
     settings = LLMSettings(
         cache_path=workdir / "cache.db", script_path=workdir / "guards_script.yaml", backoff_s=0
     )
-    sane.generate(
-        workdir / "tiny_spec.yaml",
+    generate_tiny(
+        workdir,
+        settings,
         suite=suite,
-        model="scripted",
-        votes=3,
         cases=3,
-        max_capabilities=2,
-        recipes_per_capability=2,
         exhaustive=True,
         panel="plain",  # a yes-always panel: the guards alone must keep the no-ops out
-        llm=settings,
     )
     sane.execute(suite, targets=["careful", "lazy"], llm=settings)
     return suite

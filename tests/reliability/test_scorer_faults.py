@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from tiny_suite import generate_tiny
 
 import sane
 from sane.llm import LLMSettings
@@ -34,16 +35,7 @@ def test_scorer_faults_are_counted_errors(tiny: Path) -> None:
         cache_path=tiny / "cache.db", script_path=tiny / "tiny_script.yaml", backoff_s=0.0
     )
     suite = tiny / "suite.db"
-    sane.generate(
-        tiny / "faulty.yaml",
-        suite=suite,
-        model="scripted",
-        votes=3,
-        cases=4,
-        max_capabilities=2,
-        recipes_per_capability=2,
-        llm=settings,
-    )
+    generate_tiny(tiny, settings, spec="faulty.yaml", suite=suite)
     records = sane.execute(suite, llm=settings, timeout_s=0.3)
     report = sane.report(suite).model_dump(mode="json")
 
