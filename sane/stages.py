@@ -14,7 +14,7 @@ from sane._runtime import RecipeFlows, RunContext, Tally, _no_progress, run_all
 from sane.errors import BudgetExceeded, LLMError, SaneError
 from sane.generators import get_generator
 from sane.panel import controls
-from sane.panel.ballots import CASE_TEMPLATES, alignment_question, case_question
+from sane.panel.ballots import CASE_TEMPLATES, Ballot, alignment_question, case_question
 from sane.panel.sequential import FamilyPlan, run_family
 from sane.prompts import messages
 from sane.records import (
@@ -150,11 +150,33 @@ async def _align(
     if subject in decided:
         return
     template, ballot = alignment_question(recipe, ctx.config)
-    prompt = messages(
-        template, spec=ctx.spec, recipe=recipe, relation_json=recipe.relation.model_dump_json()
+    decided[subject] = await _ask_panel(
+        ctx,
+        subject,
+        Question.alignment,
+        template,
+        ballot,
+        recipe=recipe,
+        relation_json=recipe.relation.model_dump_json(),
     )
-    decided[subject] = await ctx.panel.decide(subject, Question.alignment, prompt, ballot)
     ctx.store.put_decision(decided[subject])
+
+
+async def _ask_panel(
+    ctx: RunContext,
+    subject: str,
+    question: Question,
+    template: str,
+    ballot: Ballot | None,
+    **context: object,
+) -> PanelDecision:
+    """The panel's decision on one question rendered from `template`; an order-checked
+    ballot also gets the prompt with the texts' roles exchanged (sane.panel.ballots)."""
+    prompt = messages(template, spec=ctx.spec, **context)
+    swapped = None
+    if ballot is not None and ballot.order_checked:
+        swapped = messages(template, spec=ctx.spec, swap=True, **context)
+    return await ctx.panel.decide(subject, question, prompt, ballot, swapped=swapped)
 
 
 def _aligned(ctx: RunContext) -> list[tuple[int, Recipe]]:
@@ -185,14 +207,16 @@ async def _decide_case(
         ctx.store.put_decision(stored)
     if stored is None:
         template, ballot = case_question(question, recipe, ctx.config)
-        prompt = messages(
+        stored = await _ask_panel(
+            ctx,
+            case.id,
+            question,
             template,
-            spec=ctx.spec,
+            ballot,
             recipe=recipe,
             case=case,
             relation_json=recipe.relation.model_dump_json(),
         )
-        stored = await ctx.panel.decide(case.id, question, prompt, ballot)
         ctx.store.put_decision(stored)
     return stored.decision is Decision.yes
 

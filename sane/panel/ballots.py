@@ -7,16 +7,24 @@ when a text is changed as the recipe says ("lower", "higher" or "same") and
 code compares the answer with the recipe's relation. A constant answer then fits
 one direction at most, and the recipe and its mirror get the same prompt (one
 cached answer, opposite verdicts), so the two can never both be accepted.
+
+A direction vote is also *order-checked*: it is asked twice, the second time with
+the two texts' roles exchanged ("compared with the changed text, the original's
+score is ..."), and it counts only when the two answers agree once the second
+is turned round. An oracle that answers "lower" whatever it reads (the embedded
+1.5B model does, on every pair of `benchmarks/bench_oracle.py`) then decides no
+direction at all, instead of validating every decrease the agent claims.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field, field_validator
 
-from sane.records import Decision, Question, Recipe, Relation, RunConfig
+from sane.records import Decision, Question, Recipe, Relation, RunConfig, Vote
 from sane.relations import kind_of
 
 RATIONALE_CHARS = 160  # "one short sentence": the bound reaches a local model's grammar
@@ -41,22 +49,32 @@ class DirectionDraft(_Drafted):
 
 
 class Ballot(Protocol):
-    """What a vote asks for (`draft`, under task `vote:<task>`) and how it decides."""
+    """What a vote asks for (`draft`, under task `vote:<task>`) and how it decides.
+
+    An `order_checked` ballot is asked a second time with the texts' roles exchanged
+    (the prompt rendered with `swap=True`); `decision(draft, swapped=True)` reads that
+    answer the right way round."""
 
     task: str
     draft: type[_Drafted]
+    order_checked: bool
 
-    def decision(self, draft: BaseModel) -> Decision: ...
+    def decision(self, draft: BaseModel, *, swapped: bool = False) -> Decision: ...
 
 
 @dataclass(frozen=True)
 class YesNoBallot:
     task: str
     draft: type[_Drafted] = VoteDraft
+    order_checked: bool = False
 
-    def decision(self, draft: BaseModel) -> Decision:
+    def decision(self, draft: BaseModel, *, swapped: bool = False) -> Decision:
         assert isinstance(draft, VoteDraft)
         return Decision(draft.decision)
+
+
+TURNED_ROUND = {"lower": "higher", "higher": "lower", "same": "same"}
+"""A direction answered with the texts' roles exchanged, read in the original order."""
 
 
 @dataclass(frozen=True)
@@ -66,10 +84,22 @@ class DirectionBallot:
     expected: frozenset[str]
     task: str = "direction"
     draft: type[_Drafted] = DirectionDraft
+    order_checked: bool = True
 
-    def decision(self, draft: BaseModel) -> Decision:
+    def decision(self, draft: BaseModel, *, swapped: bool = False) -> Decision:
         assert isinstance(draft, DirectionDraft)
-        return Decision.yes if draft.answer in self.expected else Decision.no
+        answer = TURNED_ROUND[draft.answer] if swapped else draft.answer
+        return Decision.yes if answer in self.expected else Decision.no
+
+
+def order_consistent(vote: Vote) -> bool | None:
+    """Whether an order-checked vote's two answers agreed once the second was turned round;
+    None for a vote that was not order-checked or has no answers (a failed call)."""
+    if not vote.raw.startswith('{"as_asked"'):
+        return None
+    answers = json.loads(vote.raw)
+    asked, exchanged = answers["as_asked"]["answer"], answers["texts_exchanged"]["answer"]
+    return asked == TURNED_ROUND[exchanged]
 
 
 def direction_ballot(relation: Relation) -> DirectionBallot | None:

@@ -16,6 +16,11 @@ measures its own panel on items whose right answer is "no", never executed:
   original edited by code exactly as a plain instruction says (double the
   spaces, append fixed sentences), so an always-no panel fails too.
 
+Every order-checked vote (sane.panel.ballots: a direction asked as is and with
+the texts' roles exchanged) is a control too: its two answers must agree. The
+share that did not is the panel's order-inconsistency rate; an oracle over
+`MAX_ORDER_INCONSISTENT` is not reading the texts.
+
 Control decisions live beside the real ones under subject ids that start
 with `control:`. The report gives the false-accept rate (negative controls the
 panel accepted) and the false-reject rate (positive controls it did not
@@ -29,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from sane.generators.transforms import FILLER, TransformError, TransformInput, apply_transform
+from sane.panel.ballots import order_consistent
 from sane.records import (
     Case,
     Decision,
@@ -41,6 +47,7 @@ from sane.relations import mirror
 PREFIX = "control:"
 MAX_FALSE_ACCEPT = 0.10  # above this share of accepted negative controls, the panel fails
 MAX_FALSE_REJECT = 0.50  # ...or above this share of rejected positive controls
+MAX_ORDER_INCONSISTENT = 0.50  # ...or above this share of order-checked votes that disagreed
 
 
 def is_control(subject_id: str) -> bool:
@@ -234,3 +241,17 @@ def tally(
             counts[kind][0] += 1
             counts[kind][1] += accepted if kind in NEGATIVE_KINDS else not accepted
     return {kind: (items, wrong) for kind, (items, wrong) in counts.items()}
+
+
+def order_checks(*decisions: Mapping[str, PanelDecision]) -> tuple[int, int]:
+    """(order-checked votes, votes whose two answers disagreed) on the suite's own questions
+    (a mirror replays its recipe's answers, so controls are not counted again)."""
+    checks = [
+        order_consistent(vote)
+        for mapping in decisions
+        for subject_id, decision in mapping.items()
+        if not is_control(subject_id)
+        for vote in decision.votes
+    ]
+    answered = [check for check in checks if check is not None]
+    return len(answered), answered.count(False)

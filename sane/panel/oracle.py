@@ -10,12 +10,20 @@ decide (floor(k/2) + 1) at once, then one more at a time only while the outcome
 is still open. Vote i is the same call (same cache key) in both modes, and a
 strict majority of k cannot be overturned by the votes not asked, so the
 decision is the one the full panel would reach; only the number of calls differs.
+
+An order-checked vote (sane.panel.ballots) is two calls, the question and the
+same question with the texts' roles exchanged, under one sample index. When the
+two answers disagree the vote is `unresolved` (no error: the model answered, but
+its answer depended on the order, which is no answer about the texts).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
 
 from sane.errors import LLMError
 from sane.panel.ballots import Ballot, YesNoBallot
@@ -23,6 +31,8 @@ from sane.records import Decision, PanelDecision, Question, Vote
 
 if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
     from sane.llm import LLMClient
+
+Prompt = list[dict[str, str]]
 
 
 def majority(votes: list[Vote], k: int) -> Decision:
@@ -70,11 +80,22 @@ class OraclePanel:
         self.seed = seed
         self.sequential = sequential
 
+    async def _ask(self, model: str, prompt: Prompt, index: int, ballot: Ballot) -> BaseModel:
+        return await self.llm.structured(
+            model,
+            prompt,
+            ballot.draft,
+            task=f"vote:{ballot.task}",
+            sample_index=index,
+            temperature=self.temperature,
+            seed=self.seed,
+        )
+
     async def _vote(
         self,
         subject_id: str,
         question: Question,
-        prompt: list[dict[str, str]],
+        prompts: tuple[Prompt, Prompt | None],
         index: int,
         ballot: Ballot,
     ) -> Vote:
@@ -85,42 +106,62 @@ class OraclePanel:
             "model": model,
             "sample_index": index,
         }
+        prompt, swapped = prompts
         try:
-            draft = await self.llm.structured(
-                model,
-                prompt,
-                ballot.draft,
-                task=f"vote:{ballot.task}",
-                sample_index=index,
-                temperature=self.temperature,
-                seed=self.seed,
-            )
+            if swapped is None:
+                draft = await self._ask(model, prompt, index, ballot)
+            else:
+                draft, turned = await asyncio.gather(
+                    self._ask(model, prompt, index, ballot),
+                    self._ask(model, swapped, index, ballot),
+                )
         except LLMError as exc:
             return Vote(**base, decision=Decision.unresolved, error=exc.cause)
+        if swapped is None:
+            return Vote(
+                **base,
+                decision=ballot.decision(draft),
+                rationale=draft.rationale,
+                raw=draft.model_dump_json(),
+            )
+        decision, other = ballot.decision(draft), ballot.decision(turned, swapped=True)
+        rationale = f"{draft.rationale} | texts exchanged: {turned.rationale}"
+        if decision is not other:
+            decision = Decision.unresolved
+            rationale = f"order-inconsistent (the answer depended on the order): {rationale}"
         return Vote(
             **base,
-            decision=ballot.decision(draft),
-            rationale=draft.rationale,
-            raw=draft.model_dump_json(),
+            decision=decision,
+            rationale=rationale,
+            raw=json.dumps(
+                {"as_asked": draft.model_dump(), "texts_exchanged": turned.model_dump()},
+                separators=(",", ":"),
+            ),
         )
 
     async def decide(
         self,
         subject_id: str,
         question: Question,
-        prompt: list[dict[str, str]],
+        prompt: Prompt,
         ballot: Ballot | None = None,
+        *,
+        swapped: Prompt | None = None,
     ) -> PanelDecision:
-        """The panel's decision; `ballot` says how each vote is asked (yes/no by default)."""
+        """The panel's decision; `ballot` says how each vote is asked (yes/no by default).
+        `swapped` is the prompt with the texts' roles exchanged, for an order-checked ballot."""
         ballot = ballot or YesNoBallot(task=question.value)
+        if ballot.order_checked != (swapped is not None):
+            raise ValueError("an order-checked ballot needs the swapped prompt, and only it")
+        prompts = (prompt, swapped)
         first = self.k // 2 + 1 if self.sequential else self.k
         votes = list(
             await asyncio.gather(
-                *(self._vote(subject_id, question, prompt, i, ballot) for i in range(first))
+                *(self._vote(subject_id, question, prompts, i, ballot) for i in range(first))
             )
         )
         while settled(votes, self.k) is None:
-            votes.append(await self._vote(subject_id, question, prompt, len(votes), ballot))
+            votes.append(await self._vote(subject_id, question, prompts, len(votes), ballot))
         return PanelDecision(
             subject_id=subject_id,
             question=question,

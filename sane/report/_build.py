@@ -162,7 +162,8 @@ def _rate(items: int, wrong: int) -> ControlRate:
 def _controls(snapshot: SuiteSnapshot) -> Controls | None:
     """The panel's record on the planted controls; None for a suite that has none."""
     by_kind = controls.tally(snapshot.alignment, snapshot.realization)
-    if not any(items for items, _ in by_kind.values()):
+    order = _rate(*controls.order_checks(snapshot.alignment, snapshot.applicability))
+    if not any(items for items, _ in by_kind.values()) and not order.items:
         return None
 
     def total(kinds: tuple[str, ...]) -> tuple[int, int]:
@@ -170,14 +171,21 @@ def _controls(snapshot: SuiteSnapshot) -> Controls | None:
 
     false_accept = _rate(*total(controls.NEGATIVE_KINDS))
     false_reject = _rate(*total(controls.POSITIVE_KINDS))
+    limits = (
+        (false_accept, controls.MAX_FALSE_ACCEPT, "it accepted {} of {} known-wrong items"),
+        (false_reject, controls.MAX_FALSE_REJECT, "it rejected {} of {} known-right items"),
+        (
+            order,
+            controls.MAX_ORDER_INCONSISTENT,
+            (
+                "its direction answer changed with the order of the two texts in {} of {} "
+                "votes (it did not read them)"
+            ),
+        ),
+    )
     over = [
-        f"it accepted {side.wrong} of {side.items} known-wrong items"
-        if name == "accept"
-        else f"it rejected {side.wrong} of {side.items} known-right items"
-        for name, side, limit in (
-            ("accept", false_accept, controls.MAX_FALSE_ACCEPT),
-            ("reject", false_reject, controls.MAX_FALSE_REJECT),
-        )
+        words.format(side.wrong, side.items)
+        for side, limit, words in limits
         if side.rate is not None and side.rate > limit
     ]
     if over:
@@ -190,7 +198,13 @@ def _controls(snapshot: SuiteSnapshot) -> Controls | None:
         summary = (
             f"The oracle panel passed its controls: it accepted {false_accept.wrong} of "
             f"{false_accept.items} known-wrong items and rejected {false_reject.wrong} of "
-            f"{false_reject.items} known-right ones."
+            f"{false_reject.items} known-right ones"
+            + (
+                f"; its direction answer changed with the order of the texts in {order.wrong} "
+                f"of {order.items} votes."
+                if order.items
+                else "."
+            )
         )
     return Controls(
         false_accept=false_accept,
@@ -198,6 +212,8 @@ def _controls(snapshot: SuiteSnapshot) -> Controls | None:
         by_kind=by_kind,
         max_false_accept=controls.MAX_FALSE_ACCEPT,
         max_false_reject=controls.MAX_FALSE_REJECT,
+        order_inconsistent=order,
+        max_order_inconsistent=controls.MAX_ORDER_INCONSISTENT,
         failed=bool(over),
         summary=summary,
     )

@@ -51,8 +51,10 @@ class Controls(Record):
 
     ``false_accept``: negative controls (mirror pairs both accepted, no-op cases and decoy
     instructions accepted); ``false_reject``: positive controls (edits made by code exactly
-    as instructed) not accepted. ``failed`` when either rate is over its limit: the
-    suite's faults are then not evidence. ``by_kind`` maps a kind to (items, wrong).
+    as instructed) not accepted; ``order_inconsistent``: order-checked direction votes whose
+    answer changed when the texts' roles were exchanged. ``failed`` when any rate is over
+    its limit: the suite's faults are then not evidence. ``by_kind`` maps a kind to
+    (items, wrong).
     """
 
     false_accept: ControlRate
@@ -60,6 +62,8 @@ class Controls(Record):
     by_kind: dict[str, tuple[int, int]]
     max_false_accept: float
     max_false_reject: float
+    order_inconsistent: ControlRate = ControlRate()
+    max_order_inconsistent: float = 0.5
     failed: bool
     summary: str
 

@@ -79,32 +79,86 @@ def _blind_script(workdir: Path, direction: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize(
-    ("direction", "aligned"),
-    [("lower", {"rec-1-1"}), ("higher", {"rec-1-2"}), ("same", {"rec-2-1", "rec-2-2"})],
-)
-def test_a_blind_panel_with_a_constant_answer_accepts_one_direction_only(
-    workdir: Path, direction: str, aligned: set[str]
-):
-    """rec-1-1 claims a decrease and rec-1-2 an increase for the same edit; rec-2-* invariance.
-    A constant direction fits one of them at most, and never both a recipe and its mirror."""
-    suite = _generate(workdir, _blind_script(workdir, direction), "blind")
-    store = SuiteStore(suite)
+def _blind_suite(workdir: Path, script: Path):
+    """The tiny suite under a blind panel: (aligned recipe ids, alignment decisions, direction
+    calls, applicability decisions)."""
+    store = SuiteStore(_generate(workdir, script, "blind"))
     try:
         decisions = store.decisions(Question.alignment)
-        assert aligned_recipe_ids(store.recipes(), decisions, store.config()) == aligned
-        direction_calls = [c for c in store.calls() if c.task == "vote:direction"]
-        mirror_votes = [
-            v for d in decisions.values() if d.subject_id.startswith("control:") for v in d.votes
-        ]
-        applicability = store.decisions(Question.applicability)
+        aligned = aligned_recipe_ids(store.recipes(), decisions, store.config())
+        calls = [c for c in store.calls() if c.task == "vote:direction"]
+        return aligned, decisions, calls, store.decisions(Question.applicability)
     finally:
         store.close()
-    assert all(f'"answer":"{direction}"' in v.raw for v in mirror_votes)
-    # the mirrors repeat their recipe's prompt: served from the cache, never asked again
-    fresh = [c for c in direction_calls if not c.cached]
-    assert len(fresh) == len(direction_calls) - len(mirror_votes) > 0
-    # a case's applicability is the same blind question on its own texts: the constant
-    # direction fits the aligned recipes' relation, so their cases are applicable
+
+
+@pytest.mark.parametrize("direction", ["lower", "higher"])
+def test_a_blind_panel_with_a_constant_direction_decides_no_direction(
+    workdir: Path, direction: str
+):
+    """rec-1-1 claims a decrease and rec-1-2 an increase for the same edit; rec-2-* invariance.
+    Every direction vote is asked again with the texts' roles exchanged: a constant answer
+    contradicts itself there, so it decides no direction (it used to align every recipe that
+    claims its direction) and fits no invariance."""
+    aligned, decisions, calls, applicability = _blind_suite(
+        workdir, _blind_script(workdir, direction)
+    )
+    assert aligned == set() and not applicability
+    directional = [decisions[r] for r in ("rec-1-1", "rec-1-2")]
+    assert all(d.decision.value == "unresolved" for d in directional)
+    assert all(
+        "order-inconsistent" in v.rationale and v.error is None
+        for d in directional
+        for v in d.votes
+    )
+    assert decisions["rec-2-1"].decision.value == "no"
+    controls = sane.report(workdir / f"blind_{direction}-blind.db").validity.controls
+    assert controls is not None and controls.failed
+    assert controls.order_inconsistent.rate == 1.0 and controls.order_inconsistent.items >= 6
+    assert "changed with the order of the two texts" in controls.summary
+    # two calls per vote, and the mirrors repeat their recipe's prompts from the cache
+    mirror_votes = [
+        v for d in decisions.values() if d.subject_id.startswith("control:") for v in d.votes
+    ]
+    own_votes = [
+        v for d in decisions.values() if not d.subject_id.startswith("control:") for v in d.votes
+    ]
+    assert len(calls) == 2 * (len(mirror_votes) + len(own_votes))
+    assert len([c for c in calls if not c.cached]) == 2 * len(own_votes)
+
+
+def test_a_blind_panel_with_a_constant_same_passes_invariance_only(workdir: Path):
+    """The known limit of the order check: "same" reads the same both ways round, so a
+    constant "same" still accepts invariance claims (and only them)."""
+    aligned, _, _, applicability = _blind_suite(workdir, _blind_script(workdir, "same"))
+    assert aligned == {"rec-2-1", "rec-2-2"}
     assert applicability and all(d.decision.value == "yes" for d in applicability.values())
-    assert all(f'"answer":"{direction}"' in v.raw for d in applicability.values() for v in d.votes)
+
+
+def test_a_blind_panel_aligns_the_direction_an_order_aware_oracle_gives(workdir: Path):
+    """An oracle that reads the texts (the perturbed one is worse, whichever way the question
+    is put) aligns the decrease, rejects the increase and the mirror, and finds the
+    decrease's cases applicable."""
+    script = yaml.safe_load((FIXTURES / "tiny_script.yaml").read_text())
+    rules = [
+        {
+            "task": "vote:direction",
+            "contains": ', the "perturbed" text',
+            "response": {"answer": "lower", "rationale": "the edit hurts"},
+        },
+        {
+            "task": "vote:direction",
+            "contains": ', the "original" text',
+            "response": {"answer": "higher", "rationale": "the original is better"},
+        },
+    ]
+    path = workdir / "order_aware.yaml"
+    path.write_text(yaml.safe_dump({"rules": rules + script["rules"]}))
+    aligned, decisions, _, applicability = _blind_suite(workdir, path)
+    assert aligned == {"rec-1-1"}
+    assert decisions["rec-1-2"].decision.value == "no"
+    assert all(v.decision.value == "yes" for v in decisions["rec-1-1"].votes)
+    cases = {d.subject_id: d.decision.value for d in applicability.values()}
+    assert cases and all(s.startswith("rec-1-1/") and v == "yes" for s, v in cases.items())
+    controls = sane.report(workdir / "order_aware-blind.db").validity.controls
+    assert controls is not None and controls.order_inconsistent.wrong == 0

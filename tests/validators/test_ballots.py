@@ -83,3 +83,26 @@ def test_every_pair_kind_has_a_direction_and_mirrors_map_directions_onto_each_ot
     for kind in kinds:
         flipped = mirror(PairRelation(kind=kind)).kind
         assert DIRECTIONS[flipped] == {swap[a] for a in DIRECTIONS[kind]}
+
+
+@pytest.mark.parametrize("kind", ["decrease", "increase", "invariant", "no_increase"])
+def test_a_constant_direction_contradicts_itself_once_the_texts_are_exchanged(kind: str):
+    """The order check: the second answer is read turned round, so only "same" can agree with
+    itself both ways, and only for relations that allow "same"."""
+    ballot = direction_ballot(PairRelation(kind=kind))
+    assert ballot is not None and ballot.order_checked
+    for answer in ("lower", "higher"):
+        draft = DirectionDraft(answer=answer)
+        assert not (
+            ballot.decision(draft) is Decision.yes
+            and ballot.decision(draft, swapped=True) is Decision.yes
+        )
+    correct = {
+        "decrease": ("lower", "higher"),
+        "increase": ("higher", "lower"),
+        "invariant": ("same", "same"),
+        "no_increase": ("lower", "higher"),
+    }[kind]
+    asked, exchanged = (DirectionDraft(answer=a) for a in correct)
+    assert ballot.decision(asked) is Decision.yes
+    assert ballot.decision(exchanged, swapped=True) is Decision.yes
