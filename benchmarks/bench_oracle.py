@@ -26,7 +26,7 @@ A claim is one of decrease, increase, invariant; each pair tests all three. The 
 line is one JSON object with these figures for all pairs, plus ``pairs``, ``calls``,
 ``wall_s`` and ``model``.
 
-    .venv/bin/python benchmarks/bench_oracle.py                   # embedded Qwen, ~7 min
+    .venv/bin/python benchmarks/bench_oracle.py                   # embedded Qwen, ~17 min
     .venv/bin/python benchmarks/bench_oracle.py --model openai/gpt-4o-mini
 """
 
