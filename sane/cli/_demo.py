@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -20,6 +20,9 @@ from sane.cli._common import (
 from sane.cli._llm_options import llm_options
 from sane.demo import DemoPlan
 from sane.llm import LLMSettings
+
+if TYPE_CHECKING:
+    from sane.report import Report
 
 
 @app.command()
@@ -70,6 +73,17 @@ def demo(
         f"({funnel.joint_valid_cases} of {funnel.cases} cases joint-valid)"
     )
     print_validity(funnel)
+    if not report.ranking:
+        out.print("targets: none run (no family was validated, so there is nothing to execute)")
+    else:
+        _print_ranking(report)
+    out.print(
+        f"suite: {result.suite}\nJSON report: {result.json_report}\n"
+        f"markdown report: {result.markdown_report}\nHTML report: {result.html_report}"
+    )
+
+
+def _print_ranking(report: Report) -> None:
     table = Table(title="targets")
     for column in ("rank", "target", "pass rate", "faults", "errors", "cases"):
         table.add_column(column)
@@ -84,7 +98,3 @@ def demo(
             str(summary.cases_run),
         )
     out.print(table)
-    out.print(
-        f"suite: {result.suite}\nJSON report: {result.json_report}\n"
-        f"markdown report: {result.markdown_report}\nHTML report: {result.html_report}"
-    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import yaml
 from typer.testing import CliRunner
 
 from sane.cli import app
@@ -13,7 +14,7 @@ from sane.suites.content import suite_content
 runner = CliRunner()
 
 
-def _demo(workdir: Path, out: str) -> tuple[int, str, str]:
+def _demo(workdir: Path, out: str, script: str = "tiny_script.yaml") -> tuple[int, str, str]:
     result = runner.invoke(
         app,
         [
@@ -23,7 +24,7 @@ def _demo(workdir: Path, out: str) -> tuple[int, str, str]:
             "--model",
             "scripted",
             "--script",
-            str(workdir / "tiny_script.yaml"),
+            str(workdir / script),
             "--target",
             "careful",
             "--target",
@@ -61,3 +62,15 @@ def test_a_second_demo_from_the_same_cache_generates_the_same_suite(workdir: Pat
     first = suite_content(workdir / "first" / "suite.db")
     assert first["recipes"] and first["votes"]
     assert first == suite_content(workdir / "second" / "suite.db")
+
+
+def test_a_demo_that_validates_nothing_says_so_and_runs_no_target(workdir: Path):
+    script = yaml.safe_load((workdir / "tiny_script.yaml").read_text())
+    rules = [r for r in script["rules"] if not str(r["task"]).startswith("vote:")]
+    rules.append({"task": "vote:alignment", "response": {"decision": "no", "rationale": "-"}})
+    (workdir / "always_no.yaml").write_text(yaml.safe_dump({"rules": rules}))
+    code, stdout, stderr = _demo(workdir, "none", "always_no.yaml")
+    assert code == 0, stderr
+    assert "0 validated families" in stdout
+    assert "targets: none run (no family was validated" in stdout
+    assert json.loads((workdir / "none" / "report.json").read_text())["ranking"] == []
