@@ -2,8 +2,9 @@
 
 `sane generate --dry-run` prints this instead of running. The call count is an
 upper bound for answers that parse at the first try: every capability yields
-its full quota of recipes, every recipe is aligned, every case is written and
-every panel asks all k votes. Real runs make fewer calls (the panel stops once a
+its full quota of recipes, every recipe has a mirror and is aligned, every case
+is written, every panel asks all k votes (a blind panel's direction votes two
+calls each, sane.panel.ballots) and every family gets its planted controls. Real runs make fewer calls (the panel stops once a
 majority is certain, a family stops when it cannot reach tau, the cache replays
 what an earlier run paid for); a reply that needs a schema repair costs up to
 `repair_retries` more calls, shown as the worst case. Token counts come from the
@@ -20,7 +21,7 @@ from sane.agents.capabilities import PROMPT_EXAMPLES, requirement_meanings
 from sane.generators.transforms import OPERATORS
 from sane.inputs import examples_path, load_examples, load_spec
 from sane.llm import check_model, ensure_litellm_ready, price, with_instruction
-from sane.panel.ballots import VoteDraft
+from sane.panel.ballots import VoteDraft, YesNoBallot, alignment_question
 from sane.prompts import messages
 from sane.records import (
     Capability,
@@ -109,6 +110,8 @@ def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> di
     )
     relation_json = recipe.relation.model_dump_json()
     vote = {"spec": spec, "recipe": recipe, "case": case, "relation_json": relation_json}
+    alignment, ballot = alignment_question(recipe, config)
+    alignment_ballot = ballot or YesNoBallot(task="alignment")
     return {
         "capabilities": with_instruction(
             messages(
@@ -130,7 +133,7 @@ def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> di
             ),
             recipe_list(config.recipes_per_capability),
         ),
-        "alignment": with_instruction(messages("vote_alignment.j2", **vote), VoteDraft),
+        "alignment": with_instruction(messages(alignment, **vote), alignment_ballot.draft),
         "cases": with_instruction(
             messages(
                 "case.j2",
@@ -143,6 +146,7 @@ def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> di
             case_draft(("perturbed",)),
         ),
         "case panel": with_instruction(messages("vote_realization.j2", **vote), VoteDraft),
+        "controls": with_instruction(messages("vote_realization.j2", **vote), VoteDraft),
     }
 
 
@@ -158,15 +162,24 @@ def estimate_generate(spec: ScorerSpec, examples: list[Example], config: RunConf
         recipes, agent_calls = fixed, []
         recipe_formula = f"R = {recipes} recipes of {config.generator}"
     panel = [config.oracle_models[i % len(config.oracle_models)] for i in range(k)]
+    # a blind panel asks each direction vote both ways round (two calls); its mirror replays
+    # the recipe's calls, while the other panels ask the mirror its own question
+    blind = config.panel == "blind"
+    applicability = "2k" if blind else "k"
     plan = agent_calls + [
-        ("alignment", recipes * k, f"R x k = {recipes} x {k}"),
+        ("alignment", 2 * recipes * k, f"2 x R x k = 2 x {recipes} x {k}"),
         ("cases", recipes * n, f"R x n = {recipes} x {n}"),
-        ("case panel", recipes * n * 2 * k, f"R x n x 2 x k = {recipes} x {n} x 2 x {k}"),
+        (
+            "case panel",
+            recipes * n * (3 if blind else 2) * k,
+            f"R x n x (k + {applicability}) = {recipes} x {n} x ({k} + {applicability})",
+        ),
+        ("controls", 3 * recipes * k, f"3 x R x k = 3 x {recipes} x {k}"),
     ]
     prompts = _prompts(spec, examples, config)
     stages: list[StageEstimate] = []
     for stage, calls, formula in plan:
-        is_vote = stage in {"alignment", "case panel"}
+        is_vote = stage in {"alignment", "case panel", "controls"}
         models = panel if is_vote else [config.model]
         completion = COMPLETION_TOKENS["votes" if is_vote else stage]
         prompt_tokens = completion_tokens = 0
@@ -197,7 +210,10 @@ def estimate_generate(spec: ScorerSpec, examples: list[Example], config: RunConf
         stages=stages,
         calls=total,
         worst_case_calls=total * (1 + REPAIR_RETRIES),
-        formula=f"{head}R x k + R x n x (1 + 2k), with {recipe_formula}, k = {k}, n = {n}",
+        formula=(
+            f"{head}2Rk + R x n x (1 + k + {applicability}) + 3Rk, with {recipe_formula}, "
+            f"k = {k}, n = {n}"
+        ),
         prompt_tokens=sum(s.prompt_tokens for s in stages),
         completion_tokens=sum(s.completion_tokens for s in stages),
         cost=None if any(c is None for c in costs) else sum(c for c in costs if c is not None),

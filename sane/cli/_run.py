@@ -85,6 +85,7 @@ def generate(
                 max_capabilities=capabilities,
                 recipes_per_capability=recipes,
                 generator=generator,
+                panel=panel,
             )
         out.print(render_estimate(plan), markup=False, highlight=False, soft_wrap=True)
         return

@@ -119,11 +119,12 @@ def test_dry_run_prints_the_estimate_and_runs_nothing(tiny: Path) -> None:
     )
     assert code == 0, err
     assert not suite.exists()
-    # 1 + C + R*k + R*n*(1 + 2k) with C = 6, R = 12, k = 3, n = 10
-    expected = 1 + 6 + 12 * 3 + 12 * 10 * (1 + 2 * 3)
+    # 1 + C + 2Rk (recipes and mirrors) + R*n*(1 + 2k) + 3Rk (controls), C = 6, R = 12, k = 3,
+    # n = 10
+    expected = 1 + 6 + 2 * 12 * 3 + 12 * 10 * (1 + 2 * 3) + 3 * 12 * 3
     total = next(line for line in out.splitlines() if line.strip().startswith("total"))
-    assert int(total.split()[1]) == expected == 883
-    assert "1 + C + R x k + R x n x (1 + 2k)" in out
+    assert int(total.split()[1]) == expected == 1027
+    assert "1 + C + 2Rk + R x n x (1 + k + k) + 3Rk" in out
     assert "$" in total  # litellm knows this model's price
     code, out, _ = cli(
         "generate", tiny / "tiny_spec.yaml", "--suite", suite, "--model", "scripted", "--dry-run"
@@ -160,3 +161,26 @@ def test_a_tiny_call_budget_still_finishes_by_reruns(kt, tiny: Path) -> None:
     codes = _until_done(argv, ["--max-calls", "4"])
     assert codes[-1] == 0 and len(codes) > 2
     assert kt.repeated_fetches(tiny) == 0  # no call was paid for twice
+
+
+@pytest.mark.parametrize("panel", ["contrastive", "plain", "blind"])
+def test_the_estimate_bounds_a_real_exhaustive_run(tiny: Path, panel: str) -> None:
+    """The dry run's count is an upper bound: mirrors, order-checked votes and controls
+    included (the scripted tiny suite, every vote asked)."""
+    from tiny_suite import TINY_SETTINGS, generate_tiny
+
+    from sane.estimate import estimate_inputs
+    from sane.llm import LLMSettings
+    from sane.suites.store import SuiteStore
+
+    settings = LLMSettings(cache_path=tiny / "cache.db", script_path=tiny / "tiny_script.yaml")
+    suite = tiny / f"{panel}.db"
+    generate_tiny(tiny, settings, suite=suite, panel=panel, exhaustive=True)
+    store = SuiteStore(suite, readonly=True)
+    try:
+        made = len(store.calls())
+    finally:
+        store.close()
+    options = {k: v for k, v in TINY_SETTINGS.items() if k != "model"}
+    bound = estimate_inputs(str(tiny / "tiny_spec.yaml"), model="scripted", panel=panel, **options)
+    assert 0 < made <= bound.calls
