@@ -21,6 +21,8 @@ executes the reference and its mutants, and prints, per ``GENERATOR/PANEL``:
   ladder_spearman                     Spearman of pass rate against the ladder (reference = intact
                                       end, noise 0.5 = broken end; 1.0 = pass rate falls step by step)
   control_false_accept                the panel's yes on planted known-wrong items / items
+  control_order_inconsistent          blind panel: direction votes whose answer changed when the
+                                      two texts' roles were exchanged / such votes
   oracle_calls_per_validated_family   panel calls (cached or not) / validated families
   wall_s                              generation + execution wall time; a cell's agent calls
                                       may be served by the shared cache if another panel ran first
@@ -119,6 +121,8 @@ class Cell(BaseModel):
     ladder: dict[str, tuple[int, int]]  # ladder step -> (passes, cases run)
     controls_wrong: int
     controls_items: int
+    order_votes: int = 0  # order-checked direction votes (blind panel)
+    order_inconsistent: int = 0  # ...whose answer changed with the order of the texts
     oracle_calls: int
     wall_s: float
     guards: dict[str, int]
@@ -207,6 +211,8 @@ def run_cell(
         validated_families=report.validity.validated_families,
         controls_wrong=controls.false_accept.wrong if controls else 0,
         controls_items=controls.false_accept.items if controls else 0,
+        order_votes=controls.order_inconsistent.items if controls else 0,
+        order_inconsistent=controls.order_inconsistent.wrong if controls else 0,
         oracle_calls=oracle_calls,
         wall_s=round(wall, 1),
         guards=report.validity.guards,
@@ -243,6 +249,9 @@ def summarise(cells: list[Cell]) -> dict:
         "ladder_spearman": spearman,
         "control_false_accept": _ratio(
             sum(c.controls_wrong for c in cells), sum(c.controls_items for c in cells)
+        ),
+        "control_order_inconsistent": _ratio(
+            sum(c.order_inconsistent for c in cells), sum(c.order_votes for c in cells)
         ),
         "oracle_calls_per_validated_family": _ratio(sum(c.oracle_calls for c in cells), validated),
         "wall_s": round(sum(c.wall_s for c in cells), 1),
@@ -292,6 +301,7 @@ def main(argv: list[str] | None = None) -> dict:
                 f"ref_faults={cell.reference_faults}/{cell.reference_cases} "
                 f"killed={sum(cell.killed.values())}/{len(cell.killed)} "
                 f"controls={cell.controls_wrong}/{cell.controls_items} "
+                f"order_inconsistent={cell.order_inconsistent}/{cell.order_votes} "
                 f"oracle_calls={cell.oracle_calls} wall={cell.wall_s}s",
                 file=sys.stderr,
                 flush=True,
