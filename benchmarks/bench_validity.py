@@ -41,7 +41,6 @@ a run that stops resumes where it was. The last line is one JSON object keyed
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import math
 import sys
@@ -57,8 +56,9 @@ from scipy.stats import spearmanr
 from sane import api
 from sane.analyses.baseline import suite_file
 from sane.llm import LLMSettings
-from sane.records import PanelKind
+from sane.records import PanelKind, RunConfig
 from sane.report import Report, TargetSummary
+from sane.run_config import run_config
 from sane.suites.store import SuiteStore
 
 HERE = Path(__file__).resolve().parent
@@ -181,9 +181,7 @@ def run_cell(
     suite.parent.mkdir(parents=True, exist_ok=True)
     spec = write_spec(out, criterion)
     started = time.perf_counter()
-    api.generate(
-        spec,
-        suite=suite,
+    config = run_config(
         model=args.model,
         oracle_models=args.oracle_model or None,
         votes=plan.votes,
@@ -193,8 +191,8 @@ def run_cell(
         recipes_per_capability=plan.recipes_per_capability,
         generator=generator,
         panel=panel,
-        llm=settings,
     )
+    api.generate(spec, suite=suite, config=config, llm=settings)
     api.execute(suite, llm=settings)
     report = api.report(suite)
     wall = time.perf_counter() - started
@@ -260,8 +258,8 @@ def summarise(cells: list[Cell]) -> dict:
 
 def default_entry() -> str:
     """The generator and panel that `sane generate` uses when neither is given."""
-    parameters = inspect.signature(api.generate).parameters
-    return f"{parameters['generator'].default}/{parameters['panel'].default}"
+    fields = RunConfig.model_fields
+    return f"{fields['generator'].default}/{fields['panel'].default}"
 
 
 def _fmt(value: object) -> str:

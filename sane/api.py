@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any
 
 from sane.errors import InputError
-from sane.records import ExecutionRecord, PanelKind, RunConfig, SuiteSnapshot
+from sane.records import ExecutionRecord, RunConfig, SuiteSnapshot
 from sane.report import Report, code_fingerprint
 from sane.suites.store import SuiteStore, read_stored_report
 
@@ -57,23 +57,19 @@ def generate(
     spec: str | Path,
     *,
     suite: str | Path,
-    model: str,
-    oracle_models: list[str] | None = None,
-    votes: int = 3,
-    cases: int = 10,
-    tau: int | None = None,
+    config: RunConfig | None = None,
     examples: str | Path | None = None,
-    seed: int = 0,
-    max_capabilities: int = 6,
-    recipes_per_capability: int = 2,
-    generator: str = "derived",
-    exhaustive: bool = False,
-    stop_at_tau: bool = False,
-    panel: str = "contrastive",
     llm: LLMSettings | None = None,
     progress: Progress | None = None,
+    **options: Any,
 ) -> SuiteSnapshot:
     """Generate (or resume generating) a validated suite for a scorer spec.
+
+    The run is described by ``config`` (a `RunConfig`, built and checked by
+    :func:`sane.run_config.run_config`) or, equivalently, by its fields as keywords
+    (``model=``, ``oracle_models=``, ``votes=``, ``cases=``, ``tau=``, ``seed=``,
+    ``max_capabilities=``, ``recipes_per_capability=``, ``generator=``, ``exhaustive=``,
+    ``stop_at_tau=``, ``panel=``).
 
     ``generator`` picks where capabilities and recipes come from: ``derived`` (the
     agents) or ``fixed:NAME`` (a fixed recipe set, see :mod:`sane.generators`).
@@ -86,43 +82,26 @@ def generate(
     ``panel="contrastive"`` (default) aligns a recipe only when the panel also rejects
     its mirror; ``"plain"`` lets the recipe's own majority decide; ``"blind"`` is
     contrastive and asks a pair relation's direction without showing it (lower, higher
-    or same, checked by code). Whatever the panel, the suite's planted controls measure
-    it (report: ``validity.controls``).
+    or same, checked by code, each vote asked both ways round). Whatever the panel, the
+    suite's planted controls measure it (report: ``validity.controls``).
     """
     from sane import workflow
-    from sane.generators import get_generator
     from sane.inputs import examples_path, load_examples, load_spec
     from sane.llm import check_model, require_prices
+    from sane.run_config import run_config
     from sane.suites.targets import freeze_targets
 
-    if panel not in get_args(PanelKind):
-        kinds = ", ".join(get_args(PanelKind))
-        raise InputError(None, "--panel", f"must be one of {kinds}, not {panel!r}")
-    get_generator(generator)  # an unknown generator or fixed set is bad input, before any work
+    if config is None:
+        config = run_config(**options)
+    elif options:
+        raise TypeError(f"generate takes a config or its fields, not both: {sorted(options)}")
     scorer, spec_path = load_spec(spec)
     rows = load_examples(scorer, examples_path(scorer, spec_path, examples))
     targets = freeze_targets(scorer, spec_path.parent, str(spec))
-    if tau is not None and not 1 <= tau <= cases:
-        raise InputError(None, "--tau", f"must be between 1 and --cases ({cases})")
-    if exhaustive and stop_at_tau:
-        raise InputError(None, "--stop-at-tau", "cannot be combined with --exhaustive")
-    config = RunConfig(
-        model=model,
-        oracle_models=oracle_models or [model],
-        votes=votes,
-        cases=cases,
-        tau=tau,
-        seed=seed,
-        max_capabilities=max_capabilities,
-        recipes_per_capability=recipes_per_capability,
-        generator=generator,
-        exhaustive=exhaustive,
-        stop_at_tau=stop_at_tau,
-        panel=panel,
-    )
-    for field, name in [("--model", model)] + [("--oracle-model", m) for m in oracle_models or []]:
+    fields = [("--model", config.model)] + [("--oracle-model", m) for m in config.oracle_models]
+    for field, name in fields:
         check_model(name, field)
-    require_prices([model, *(oracle_models or [])], llm, "agent and oracle models")
+    require_prices([config.model, *config.oracle_models], llm, "agent and oracle models")
     store = SuiteStore(suite, create=True, writer=True)
     try:
         store.initialise(scorer, config, rows)

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 if TYPE_CHECKING:
     from sane._runtime import Progress
     from sane.llm import LLMSettings
+    from sane.records import RunConfig
     from sane.report import Report
 
 
@@ -28,10 +29,11 @@ class DemoPlan(BaseModel):
     cases: int = 3
     capabilities: int = 3
     recipes_per_capability: int = 1
-    # The embedded 1.5B oracle accepts a recipe and its mirror alike (it fails its planted
-    # controls), so a contrastive panel would let nothing through and the demo would show no
-    # execution. The demo uses the plain panel, and its reports say first that the panel
-    # failed its controls, so its faults are not evidence. `sane generate` stays contrastive.
+    # The embedded 1.5B oracle accepts a recipe and its mirror alike and answers "lower" to
+    # every direction question whichever way round it is put (benchmarks/bench_oracle.py), so
+    # a contrastive or blind panel lets nothing through and the demo would show no execution.
+    # The demo uses the plain panel, and its reports say first that the panel failed its
+    # controls, so its faults are not evidence. `sane generate` stays contrastive.
     panel: str = "plain"
     targets: list[str] = [
         "rouge-l",
@@ -41,6 +43,18 @@ class DemoPlan(BaseModel):
         "smollm-judge",
         "qwen-judge",
     ]
+
+    def run_config(self) -> RunConfig:
+        from sane.run_config import run_config
+
+        return run_config(
+            model=self.model,
+            votes=self.votes,
+            cases=self.cases,
+            max_capabilities=self.capabilities,
+            recipes_per_capability=self.recipes_per_capability,
+            panel=self.panel,
+        )
 
 
 @dataclass(frozen=True)
@@ -67,18 +81,7 @@ def run_demo(
     plan = plan or DemoPlan()
     out_dir.mkdir(parents=True, exist_ok=True)
     suite = out_dir / "suite.db"
-    api.generate(
-        plan.spec,
-        suite=suite,
-        model=plan.model,
-        votes=plan.votes,
-        cases=plan.cases,
-        max_capabilities=plan.capabilities,
-        recipes_per_capability=plan.recipes_per_capability,
-        panel=plan.panel,
-        llm=llm,
-        progress=progress,
-    )
+    api.generate(plan.spec, suite=suite, config=plan.run_config(), llm=llm, progress=progress)
     api.execute(suite, targets=plan.targets, llm=llm, progress=progress)
     report = api.report(suite)
     json_path = out_dir / "report.json"

@@ -14,6 +14,8 @@ lengths are assumed. Cost uses litellm's price list where it knows the model.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel
 
 from sane.agents import capability_list, case_draft, recipe_list
@@ -244,17 +246,12 @@ def render_estimate(estimate: Estimate) -> str:
 
 
 def estimate_inputs(
-    spec: str,
-    *,
-    model: str,
-    oracle_models: list[str] | None = None,
-    examples: str | None = None,
-    **config: object,
+    spec: str, config: RunConfig, *, examples: str | Path | None = None
 ) -> Estimate:
     """Validate a generate command's inputs as a real run would, then estimate it."""
     scorer, spec_path = load_spec(spec)
     rows = load_examples(scorer, examples_path(scorer, spec_path, examples))
-    for field, name in [("--model", model)] + [("--oracle-model", m) for m in oracle_models or []]:
+    fields = [("--model", config.model)] + [("--oracle-model", m) for m in config.oracle_models]
+    for field, name in fields:
         check_model(name, field)
-    run = RunConfig(model=model, oracle_models=oracle_models or [model], **config)  # type: ignore[arg-type]
-    return estimate_generate(scorer, rows, run)
+    return estimate_generate(scorer, rows, config)

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from sane import api
 from sane._runtime import Progress, _no_progress
 from sane.analyses.generator_comparison import Comparison, compare_suites
 from sane.generators.base import get_generator
 from sane.llm import LLMSettings
+from sane.records import RunConfig
+from sane.run_config import run_config
 from sane.suites.store import SuiteStore
 
 REFERENCE = "derived"
@@ -37,24 +40,22 @@ def run_baseline(
     spec: str | Path,
     *,
     suite_dir: str | Path,
-    model: str,
     generators: list[str],
-    oracle_models: list[str] | None = None,
-    votes: int = 3,
-    cases: int = 10,
-    tau: int | None = None,
+    config: RunConfig | None = None,
     examples: str | Path | None = None,
-    seed: int = 0,
-    max_capabilities: int = 6,
-    recipes_per_capability: int = 2,
     execute: bool = True,
     targets: list[str] | None = None,
     repeats: int = 1,
     timeout_s: float = 60.0,
     llm: LLMSettings | None = None,
     progress: Progress = _no_progress,
+    **options: Any,
 ) -> Comparison:
-    """Generate (and execute) one suite per generator, ``derived`` first; compare them."""
+    """Generate (and execute) one suite per generator, ``derived`` first; compare them.
+
+    Every suite gets the same run configuration (``config``, or its fields as keywords,
+    as :func:`sane.api.generate` takes them) with its own generator."""
+    config = config or run_config(**options)
     names = [REFERENCE, *dict.fromkeys(g for g in generators if g != REFERENCE)]
     for name in names:
         get_generator(name)  # bad names fail before any suite is touched
@@ -65,16 +66,8 @@ def run_baseline(
         api.generate(
             spec,
             suite=path,
-            model=model,
-            oracle_models=oracle_models,
-            votes=votes,
-            cases=cases,
-            tau=tau,
+            config=config.model_copy(update={"generator": name}),
             examples=examples,
-            seed=seed,
-            max_capabilities=max_capabilities,
-            recipes_per_capability=recipes_per_capability,
-            generator=name,
             llm=llm,
             progress=_prefixed(progress, name),
         )

@@ -24,8 +24,10 @@ from sane.cli._common import (
     progress_display,
 )
 from sane.cli._llm_options import llm_options
+from sane.cli._run_options import run_options
 from sane.errors import InputError
 from sane.llm import LLMSettings
+from sane.records import RunConfig
 
 FORMATS = ("md", "json")
 
@@ -40,9 +42,11 @@ def _render(comparison: Any, format: str) -> str:
 
 @app.command()
 @llm_options()
+@run_options(
+    "model", "oracle_model", "votes", "cases", "tau", "seed", "capabilities", "recipes", "panel"
+)
 def baseline(
     spec: Annotated[str, typer.Argument(help="Scorer spec YAML, or builtin:NAME.")],
-    model: Annotated[str, typer.Option(help="Agent model: a litellm string or local/NAME.")],
     suite_dir: Annotated[Path, typer.Option(help="Directory for the suites (one per generator).")],
     generator: Annotated[
         list[str] | None,
@@ -51,21 +55,7 @@ def baseline(
             help="Fixed set(s) to compare with derived (default fixed:jrh); repeatable.",
         ),
     ] = None,
-    oracle_model: Annotated[
-        list[str] | None,
-        typer.Option(metavar="MODEL", help="Oracle panel model(s); repeat for a panel."),
-    ] = None,
-    votes: Annotated[int, typer.Option(min=1, help="Oracle votes per decision.")] = 3,
-    cases: Annotated[int, typer.Option(min=1, help="Cases per aligned recipe.")] = 10,
-    tau: Annotated[int | None, typer.Option(help="Joint-valid cases a family needs.")] = None,
     examples: Annotated[Path | None, typer.Option(help="Examples JSONL (overrides spec).")] = None,
-    seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
-    capabilities: Annotated[
-        int, typer.Option(min=1, help="Most capabilities to derive (derived only).")
-    ] = 6,
-    recipes: Annotated[
-        int, typer.Option(min=1, help="Most recipes per capability (derived only).")
-    ] = 2,
     execute: Annotated[bool, typer.Option(help="Run the spec's targets on both suites.")] = True,
     target: Annotated[
         list[str] | None, typer.Option(metavar="NAME", help="Target name(s); default all.")
@@ -74,6 +64,7 @@ def baseline(
     timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
     format: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
     out_file: Annotated[Path | None, typer.Option("--out", help="Write here, not stdout.")] = None,
+    run: RunConfig | None = None,  # from the run options (sane.cli._run_options)
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
     quiet: Quiet = False,
 ) -> None:
@@ -87,16 +78,9 @@ def baseline(
             comparison = run_baseline(
                 spec,
                 suite_dir=suite_dir,
-                model=model,
                 generators=generator or ["fixed:jrh"],
-                oracle_models=oracle_model,
-                votes=votes,
-                cases=cases,
-                tau=tau,
+                config=run,
                 examples=examples,
-                seed=seed,
-                max_capabilities=capabilities,
-                recipes_per_capability=recipes,
                 execute=execute,
                 targets=target,
                 repeats=repeats,

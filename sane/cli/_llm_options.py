@@ -1,43 +1,31 @@
 """The LLM access options, declared once for every command that calls models.
 
 A command decorated with `@llm_options()` takes one parameter `llm: LLMSettings`; the
-decorator gives the command's signature the options below instead (so Typer shows and
-parses them) and builds the settings from them, refusing a bad value as bad input. A
+decorator (an option group, sane.cli._options) gives the command's signature the options
+below instead and builds the settings from them, refusing a bad value as bad input. A
 command that offers only some options names them; the others keep `LLMSettings`' defaults
 or the values it fixes.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from sane.cli._options import Option, fields_of, option_group
 from sane.errors import InputError
 
 if TYPE_CHECKING:
     from sane.llm import LLMSettings
 
 
-@dataclass(frozen=True)
-class LLMOption:
-    """One command-line option and the `LLMSettings` field it fills."""
-
-    name: str
-    field: str
-    annotation: Any
-    default: Any
-
-
-OPTIONS: dict[str, LLMOption] = {
+OPTIONS: dict[str, Option] = {
     option.name: option
     for option in (
-        LLMOption(
+        Option(
             "router",
             "router_path",
             Annotated[
@@ -48,7 +36,7 @@ OPTIONS: dict[str, LLMOption] = {
             ],
             None,
         ),
-        LLMOption(
+        Option(
             "rate_limit",
             "rate_limits",
             Annotated[
@@ -60,13 +48,13 @@ OPTIONS: dict[str, LLMOption] = {
             ],
             None,
         ),
-        LLMOption(
+        Option(
             "cache",
             "cache_path",
             Annotated[Path | None, typer.Option(help="LLM cache file (default: user cache dir).")],
             None,
         ),
-        LLMOption(
+        Option(
             "script",
             "script_path",
             Annotated[
@@ -74,31 +62,31 @@ OPTIONS: dict[str, LLMOption] = {
             ],
             None,
         ),
-        LLMOption(
+        Option(
             "api_base",
             "api_base",
             Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")],
             None,
         ),
-        LLMOption(
+        Option(
             "concurrency",
             "concurrency",
             Annotated[int, typer.Option(min=1, help="Concurrent LLM calls.")],
             8,
         ),
-        LLMOption(
+        Option(
             "max_calls",
             "max_calls",
             Annotated[int | None, typer.Option(help="Stop after this many uncached LLM calls.")],
             None,
         ),
-        LLMOption(
+        Option(
             "max_cost",
             "max_cost",
             Annotated[float | None, typer.Option(help="Stop once this many USD are spent.")],
             None,
         ),
-        LLMOption(
+        Option(
             "llm_timeout",
             "timeout_s",
             Annotated[
@@ -113,33 +101,7 @@ OPTIONS: dict[str, LLMOption] = {
 def llm_options(*names: str, **fixed: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a command the LLM options `names` (default: all) in place of its `llm` parameter;
     `fixed` sets `LLMSettings` fields the command does not offer."""
-    chosen = [OPTIONS[name] for name in names or OPTIONS]
-
-    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
-        signature = inspect.signature(command, eval_str=True)
-        own = [p for p in signature.parameters.values() if p.name != "llm"]
-        added = [
-            inspect.Parameter(
-                o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default, annotation=o.annotation
-            )
-            for o in chosen
-        ]
-
-        @functools.wraps(command)
-        def wrapper(**kwargs: Any) -> Any:
-            from sane.cli._common import errors_to_exit_codes
-
-            values = {o.name: kwargs.pop(o.name) for o in chosen}
-            with errors_to_exit_codes():
-                settings = settings_from(values, fixed)
-            return command(**kwargs, llm=settings)
-
-        parameters = own + added
-        wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
-        return wrapper
-
-    return decorate
+    return option_group("llm", OPTIONS, names, lambda values: settings_from(values, fixed))
 
 
 def settings_from(values: dict[str, Any], fixed: dict[str, Any] | None = None) -> LLMSettings:
@@ -151,7 +113,7 @@ def settings_from(values: dict[str, Any], fixed: dict[str, Any] | None = None) -
         raise InputError(str(script), "--script", "file not found")
     if router is not None and not router.is_file():
         raise InputError(str(router), "--router", "file not found")
-    fields = {OPTIONS[name].field: value for name, value in values.items() if name != "rate_limit"}
+    fields = fields_of(OPTIONS, values)
     fields["rate_limits"] = _rate_limits(values.get("rate_limit"))  # PROVIDER=RPM pairs parsed
     return LLMSettings(**{**fields, **(fixed or {})})
 

@@ -19,49 +19,19 @@ from sane.cli._common import (
     progress_display,
 )
 from sane.cli._llm_options import llm_options
+from sane.cli._run_options import run_options
 from sane.llm import LLMSettings
+from sane.records import RunConfig
 
 
 @app.command()
 @llm_options()
+@run_options()
 def generate(
     spec: Annotated[str, typer.Argument(help="Scorer spec YAML, or builtin:NAME.")],
     suite: Annotated[Path, typer.Option(help="Suite file to create or resume.")],
-    model: Annotated[str, typer.Option(help="Agent model: a litellm string or local/NAME.")],
-    oracle_model: Annotated[
-        list[str] | None,
-        typer.Option(metavar="MODEL", help="Oracle panel model(s); repeat for a panel."),
-    ] = None,
-    votes: Annotated[int, typer.Option(min=1, help="Oracle votes per decision.")] = 3,
-    cases: Annotated[int, typer.Option(min=1, help="Cases per aligned recipe.")] = 10,
-    tau: Annotated[int | None, typer.Option(help="Joint-valid cases a family needs.")] = None,
     examples: Annotated[Path | None, typer.Option(help="Examples JSONL (overrides spec).")] = None,
-    seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
-    capabilities: Annotated[int, typer.Option(min=1, help="Most capabilities to derive.")] = 6,
-    recipes: Annotated[int, typer.Option(min=1, help="Most recipes per capability.")] = 2,
-    generator: Annotated[
-        str,
-        typer.Option(help="Recipe source: derived (default) or fixed:NAME (jrh, behavioral, ...)."),
-    ] = "derived",
-    exhaustive: Annotated[
-        bool,
-        typer.Option(
-            help="Ask every vote and generate every case (same suite as the default "
-            "sequential decisions, more calls)."
-        ),
-    ] = False,
-    stop_at_tau: Annotated[
-        bool,
-        typer.Option(help="Budget mode: stop a family once it has tau joint-valid cases."),
-    ] = False,
-    panel: Annotated[
-        str,
-        typer.Option(
-            help="contrastive (default): a recipe is aligned only if its mirror is rejected; "
-            "plain: the recipe's own majority decides; blind: contrastive, and a pair "
-            "relation's direction is asked without being shown (lower/higher/same)."
-        ),
-    ] = "contrastive",
+    run: RunConfig | None = None,  # from the run options (sane.cli._run_options)
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
     quiet: Quiet = False,
     dry_run: Annotated[
@@ -73,41 +43,15 @@ def generate(
     from sane.estimate import estimate_inputs, render_estimate
     from sane.report import build_report
 
+    assert run is not None
     if dry_run:
         with errors_to_exit_codes():
-            plan = estimate_inputs(
-                spec,
-                model=model,
-                oracle_models=oracle_model,
-                examples=str(examples) if examples else None,
-                votes=votes,
-                cases=cases,
-                max_capabilities=capabilities,
-                recipes_per_capability=recipes,
-                generator=generator,
-                panel=panel,
-            )
+            plan = estimate_inputs(spec, run, examples=examples)
         out.print(render_estimate(plan), markup=False, highlight=False, soft_wrap=True)
         return
     with errors_to_exit_codes(), progress_display(not quiet) as progress:
         snapshot = api.generate(
-            spec,
-            suite=suite,
-            model=model,
-            oracle_models=oracle_model,
-            votes=votes,
-            cases=cases,
-            tau=tau,
-            examples=examples,
-            seed=seed,
-            max_capabilities=capabilities,
-            recipes_per_capability=recipes,
-            generator=generator,
-            exhaustive=exhaustive,
-            stop_at_tau=stop_at_tau,
-            panel=panel,
-            llm=llm,
-            progress=progress,
+            spec, suite=suite, config=run, examples=examples, llm=llm, progress=progress
         )
     funnel = build_report(snapshot).validity
     print_validity(funnel)

@@ -171,6 +171,7 @@ def test_the_estimate_bounds_a_real_exhaustive_run(tiny: Path, panel: str) -> No
 
     from sane.estimate import estimate_inputs
     from sane.llm import LLMSettings
+    from sane.run_config import run_config
     from sane.suites.store import SuiteStore
 
     settings = LLMSettings(cache_path=tiny / "cache.db", script_path=tiny / "tiny_script.yaml")
@@ -182,5 +183,6 @@ def test_the_estimate_bounds_a_real_exhaustive_run(tiny: Path, panel: str) -> No
     finally:
         store.close()
     options = {k: v for k, v in TINY_SETTINGS.items() if k != "model"}
-    bound = estimate_inputs(str(tiny / "tiny_spec.yaml"), model="scripted", panel=panel, **options)
+    config = run_config(model="scripted", panel=panel, **options)
+    bound = estimate_inputs(str(tiny / "tiny_spec.yaml"), config)
     assert 0 < made <= bound.calls

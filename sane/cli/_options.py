@@ -1,0 +1,71 @@
+"""Option groups: a set of command-line options declared once, built into one object.
+
+A command takes one parameter for the object (`llm: LLMSettings`, `run: RunConfig`);
+the group's decorator gives the command's signature the group's options instead (so
+Typer shows and parses them), builds the object from their values and passes it in,
+refusing a bad value as bad input. A command that offers only some options of a group
+names them; the others keep their defaults or the values the command fixes.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+Build = Callable[[dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One command-line option (its parameter name) and the field of the object it fills;
+    an option without a default is required."""
+
+    name: str
+    field: str
+    annotation: Any
+    default: Any = inspect.Parameter.empty
+
+
+def option_group(
+    parameter: str, options: dict[str, Option], names: tuple[str, ...], build: Build
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator replacing the command's `parameter` by the options `names` (default:
+    all of `options`), and passing `build(values by option name)` in its place."""
+    unknown = [name for name in names if name not in options]
+    if unknown:
+        raise KeyError(f"unknown option(s) {unknown} for `{parameter}`")
+    chosen = [options[name] for name in names or options]
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(command, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.name != parameter]
+        added = [
+            inspect.Parameter(
+                o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default, annotation=o.annotation
+            )
+            for o in chosen
+        ]
+
+        @functools.wraps(command)
+        def wrapper(**kwargs: Any) -> Any:
+            from sane.cli._common import errors_to_exit_codes
+
+            values = {o.name: kwargs.pop(o.name) for o in chosen}
+            with errors_to_exit_codes():
+                built = build(values)
+            return command(**kwargs, **{parameter: built})
+
+        parameters = own + added
+        wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+        return wrapper
+
+    return decorate
+
+
+def fields_of(options: dict[str, Option], values: dict[str, Any]) -> dict[str, Any]:
+    """Option values keyed by the fields they fill."""
+    return {options[name].field: value for name, value in values.items()}

@@ -1,0 +1,32 @@
+"""The one place a generating run's configuration is built and checked.
+
+`sane generate`, `sane baseline`, `sane generate --dry-run` (the estimator), the
+Python API and the benchmarks all describe a run with the same `RunConfig`
+(stored with the suite); this builds it from keyword options and refuses a bad
+value as bad input naming the command-line option, before any work is done.
+"""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+from sane.errors import InputError
+from sane.records import PanelKind, RunConfig
+
+
+def run_config(*, model: str, oracle_models: list[str] | None = None, **options: Any) -> RunConfig:
+    """A checked `RunConfig`: the oracle panel defaults to the agent model; unknown panels
+    and generators, a tau outside 1..cases and budget mode with exhaustive are refused."""
+    from sane.generators import get_generator
+
+    panel = options.get("panel", "contrastive")
+    if panel not in get_args(PanelKind):
+        kinds = ", ".join(get_args(PanelKind))
+        raise InputError(None, "--panel", f"must be one of {kinds}, not {panel!r}")
+    config = RunConfig(model=model, oracle_models=oracle_models or [model], **options)
+    get_generator(config.generator)  # an unknown generator or fixed set is bad input
+    if config.tau is not None and not 1 <= config.tau <= config.cases:
+        raise InputError(None, "--tau", f"must be between 1 and --cases ({config.cases})")
+    if config.exhaustive and config.stop_at_tau:
+        raise InputError(None, "--stop-at-tau", "cannot be combined with --exhaustive")
+    return config
