@@ -16,7 +16,7 @@ import contextlib
 import time
 import weakref
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
@@ -36,6 +36,28 @@ T = TypeVar("T", bound=BaseModel)
 
 TIMEOUT_GRACE_S = 5.0  # litellm enforces timeout_s itself; this guards providers that do not
 MAX_ERROR_CHARS = 600
+
+
+class Sampling(TypedDict, total=False):
+    """How one call samples, the same for text and structured calls; a field left out (or
+    None) is the provider's default. All of them are part of the call's cache key."""
+
+    temperature: float | None
+    max_tokens: int | None
+    seed: int | None
+
+
+def _params(sampling: Sampling, response_format: dict[str, Any] | None) -> dict[str, Any]:
+    """The request parameters of a call, always the same four keys (the cache key reads them)."""
+    unknown = set(sampling) - set(Sampling.__annotations__)
+    if unknown:
+        raise TypeError(f"unknown sampling parameter(s): {sorted(unknown)}")
+    return {
+        "temperature": sampling.get("temperature"),
+        "max_tokens": sampling.get("max_tokens"),
+        "seed": sampling.get("seed"),
+        "response_format": response_format,
+    }
 
 
 class _Failed(Exception):
@@ -89,16 +111,9 @@ class LLMClient:
         *,
         task: str,
         sample_index: int = 0,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        seed: int | None = None,
+        **sampling: Unpack[Sampling],
     ) -> str:
-        params = {
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "seed": seed,
-            "response_format": None,
-        }
+        params = _params(sampling, response_format=None)
         return await self._complete(model, messages, params, task, sample_index)
 
     async def structured(
@@ -109,16 +124,9 @@ class LLMClient:
         *,
         task: str,
         sample_index: int = 0,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        seed: int | None = None,
+        **sampling: Unpack[Sampling],
     ) -> T:
-        params = {
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "seed": seed,
-            "response_format": _structured.response_format(schema),
-        }
+        params = _params(sampling, response_format=_structured.response_format(schema))
         conversation = _structured.with_instruction(messages, schema)
         attempts = self._settings.repair_retries + 1
         problems: list[str] = []
