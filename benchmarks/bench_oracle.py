@@ -45,7 +45,7 @@ import reference_scorers as refs
 from sane.generators.transforms import OPERATORS, TransformError, TransformInput, apply_transform
 from sane.inputs import load_examples, load_spec
 from sane.llm import LLMClient, LLMSettings
-from sane.panel.ballots import TURNED_ROUND, DirectionBallot
+from sane.panel.ballots import TEXTS_EXCHANGED, TURNED_ROUND, DirectionBallot
 from sane.panel.oracle import OraclePanel
 from sane.prompts import messages
 from sane.records import Case, PairRelation, Question, Recipe, Requirement, ScorerSpec
@@ -115,13 +115,13 @@ async def ask(panel: OraclePanel, pair: Pair) -> tuple[str, str] | None:
         Question.applicability,
         messages("vote_case_direction.j2", **context),
         DirectionBallot(frozenset({"lower"})),
-        swapped=messages("vote_case_direction.j2", swap=True, **context),
+        contrast=messages("vote_case_direction.j2", swap=True, **context),
     )
     vote = decision.votes[0]
     if vote.error is not None:
         return None
     raw = json.loads(vote.raw)
-    return raw["as_asked"]["answer"], TURNED_ROUND[raw["texts_exchanged"]["answer"]]
+    return raw["as_asked"]["answer"], TURNED_ROUND[raw[TEXTS_EXCHANGED]["answer"]]
 
 
 def figures(rows: list[tuple[Pair, tuple[str, str]]]) -> dict[str, float | int | None]:

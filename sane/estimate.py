@@ -164,17 +164,18 @@ def estimate_generate(spec: ScorerSpec, examples: list[Example], config: RunConf
         recipes, agent_calls = fixed, []
         recipe_formula = f"R = {recipes} recipes of {config.generator}"
     panel = [config.oracle_models[i % len(config.oracle_models)] for i in range(k)]
-    # a blind panel asks each direction vote both ways round (two calls); its mirror replays
-    # the recipe's calls, while the other panels ask the mirror its own question
+    # a blind panel asks each case vote with its contrast (the texts exchanged, a decoy
+    # instruction: two calls) and its mirror replays the recipe's calls; the other panels ask
+    # the mirror its own question
     blind = config.panel == "blind"
-    applicability = "2k" if blind else "k"
+    per_case = "4k" if blind else "2k"
     plan = agent_calls + [
         ("alignment", 2 * recipes * k, f"2 x R x k = 2 x {recipes} x {k}"),
         ("cases", recipes * n, f"R x n = {recipes} x {n}"),
         (
             "case panel",
-            recipes * n * (3 if blind else 2) * k,
-            f"R x n x (k + {applicability}) = {recipes} x {n} x ({k} + {applicability})",
+            recipes * n * (4 if blind else 2) * k,
+            f"R x n x {per_case} = {recipes} x {n} x {per_case} (k = {k})",
         ),
         ("controls", 3 * recipes * k, f"3 x R x k = 3 x {recipes} x {k}"),
     ]
@@ -213,7 +214,7 @@ def estimate_generate(spec: ScorerSpec, examples: list[Example], config: RunConf
         calls=total,
         worst_case_calls=total * (1 + REPAIR_RETRIES),
         formula=(
-            f"{head}2Rk + R x n x (1 + k + {applicability}) + 3Rk, with {recipe_formula}, "
+            f"{head}2Rk + R x n x (1 + {per_case}) + 3Rk, with {recipe_formula}, "
             f"k = {k}, n = {n}"
         ),
         prompt_tokens=sum(s.prompt_tokens for s in stages),

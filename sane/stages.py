@@ -8,13 +8,22 @@ records on the item they hit; only a budget stop or a bug escapes a stage.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from sane import agents
 from sane._runtime import RecipeFlows, RunContext, Tally, _no_progress, run_all
 from sane.errors import BudgetExceeded, LLMError, SaneError
 from sane.generators import get_generator
 from sane.panel import controls
-from sane.panel.ballots import CASE_TEMPLATES, Ballot, alignment_question, case_question
+from sane.panel.ballots import (
+    CASE_TEMPLATES,
+    DECOY_INSTRUCTION,
+    TEXTS_EXCHANGED,
+    Ballot,
+    YesNoBallot,
+    alignment_question,
+    case_question,
+)
 from sane.panel.sequential import FamilyPlan, run_family
 from sane.prompts import messages
 from sane.records import (
@@ -168,15 +177,23 @@ async def _ask_panel(
     question: Question,
     template: str,
     ballot: Ballot | None,
-    **context: object,
+    **context: Any,
 ) -> PanelDecision:
-    """The panel's decision on one question rendered from `template`; an order-checked
-    ballot also gets the prompt with the texts' roles exchanged (sane.panel.ballots)."""
+    """The panel's decision on one question rendered from `template`, with the ballot's
+    contrast question where it has one (sane.panel.ballots): the same prompt with the
+    texts' roles exchanged, or the case asked about a decoy instruction (the one the
+    case's decoy control uses, so a control repeats a vote from the cache)."""
     prompt = messages(template, spec=ctx.spec, **context)
-    swapped = None
-    if ballot is not None and ballot.order_checked:
-        swapped = messages(template, spec=ctx.spec, swap=True, **context)
-    return await ctx.panel.decide(subject, question, prompt, ballot, swapped=swapped)
+    contrast = None
+    if ballot is not None and ballot.contrast == TEXTS_EXCHANGED:
+        contrast = messages(template, spec=ctx.spec, swap=True, **context)
+    elif ballot is not None and ballot.contrast == DECOY_INSTRUCTION:
+        decoy = controls.decoy(context["recipe"], context["case"], ctx.store.recipes())
+        if decoy is None:  # no other instruction in the suite to contrast with
+            ballot = YesNoBallot(ballot.task)
+        else:
+            contrast = messages(template, spec=ctx.spec, **{**context, "recipe": decoy[0]})
+    return await ctx.panel.decide(subject, question, prompt, ballot, contrast=contrast)
 
 
 def _aligned(ctx: RunContext) -> list[tuple[int, Recipe]]:

@@ -48,29 +48,47 @@ class DirectionDraft(_Drafted):
     answer: Literal["lower", "higher", "same"]
 
 
+TEXTS_EXCHANGED = "texts_exchanged"
+DECOY_INSTRUCTION = "decoy_instruction"
+
+
 class Ballot(Protocol):
     """What a vote asks for (`draft`, under task `vote:<task>`) and how it decides.
 
-    An `order_checked` ballot is asked a second time with the texts' roles exchanged
-    (the prompt rendered with `swap=True`); `decision(draft, swapped=True)` reads that
-    answer the right way round."""
+    A ballot with a `contrast` asks every vote twice: the question, and a contrast
+    question whose answer a sound oracle knows from the first (`TEXTS_EXCHANGED`: the
+    same question with the texts' roles exchanged, rendered with `swap=True`;
+    `DECOY_INSTRUCTION`: the same case asked about another recipe's instruction).
+    `combine` makes the vote's decision from both answers, with a note on why."""
 
     task: str
     draft: type[_Drafted]
-    order_checked: bool
+    contrast: str | None
 
-    def decision(self, draft: BaseModel, *, swapped: bool = False) -> Decision: ...
+    def decision(self, draft: BaseModel) -> Decision: ...
+
+    def combine(self, asked: BaseModel, contrast: BaseModel) -> tuple[Decision, str]: ...
 
 
 @dataclass(frozen=True)
 class YesNoBallot:
+    """Yes or no to the claim shown. With `contrast=DECOY_INSTRUCTION` (realization under a
+    blind panel) a yes counts only when the decoy instruction gets a no: an oracle that
+    says every instruction was carried out has not read the case."""
+
     task: str
     draft: type[_Drafted] = VoteDraft
-    order_checked: bool = False
+    contrast: str | None = None
 
-    def decision(self, draft: BaseModel, *, swapped: bool = False) -> Decision:
+    def decision(self, draft: BaseModel) -> Decision:
         assert isinstance(draft, VoteDraft)
         return Decision(draft.decision)
+
+    def combine(self, asked: BaseModel, contrast: BaseModel) -> tuple[Decision, str]:
+        own, decoy = self.decision(asked), self.decision(contrast)
+        if own is Decision.yes and decoy is Decision.yes:
+            return Decision.unresolved, "decoy accepted too (yes to another recipe's instruction): "
+        return own, ""
 
 
 TURNED_ROUND = {"lower": "higher", "higher": "lower", "same": "same"}
@@ -79,26 +97,37 @@ TURNED_ROUND = {"lower": "higher", "higher": "lower", "same": "same"}
 
 @dataclass(frozen=True)
 class DirectionBallot:
-    """Yes when the model's direction is one the relation allows."""
+    """Yes when the model's direction is one the relation allows; every vote is asked both
+    ways round and counts only when its two answers agree."""
 
     expected: frozenset[str]
     task: str = "direction"
     draft: type[_Drafted] = DirectionDraft
-    order_checked: bool = True
+    contrast: str | None = TEXTS_EXCHANGED
 
-    def decision(self, draft: BaseModel, *, swapped: bool = False) -> Decision:
+    def decision(self, draft: BaseModel) -> Decision:
         assert isinstance(draft, DirectionDraft)
-        answer = TURNED_ROUND[draft.answer] if swapped else draft.answer
-        return Decision.yes if answer in self.expected else Decision.no
+        return Decision.yes if draft.answer in self.expected else Decision.no
+
+    def turned_round(self, draft: BaseModel) -> Decision:
+        """The decision on an answer given with the texts' roles exchanged."""
+        assert isinstance(draft, DirectionDraft)
+        return self.decision(draft.model_copy(update={"answer": TURNED_ROUND[draft.answer]}))
+
+    def combine(self, asked: BaseModel, contrast: BaseModel) -> tuple[Decision, str]:
+        decision = self.decision(asked)
+        if decision is not self.turned_round(contrast):
+            return Decision.unresolved, "order-inconsistent (the answer depended on the order): "
+        return decision, ""
 
 
 def order_consistent(vote: Vote) -> bool | None:
     """Whether an order-checked vote's two answers agreed once the second was turned round;
     None for a vote that was not order-checked or has no answers (a failed call)."""
-    if not vote.raw.startswith('{"as_asked"'):
+    if f'"{TEXTS_EXCHANGED}":' not in vote.raw:
         return None
     answers = json.loads(vote.raw)
-    asked, exchanged = answers["as_asked"]["answer"], answers["texts_exchanged"]["answer"]
+    asked, exchanged = answers["as_asked"]["answer"], answers[TEXTS_EXCHANGED]["answer"]
     return asked == TURNED_ROUND[exchanged]
 
 
@@ -130,11 +159,14 @@ def case_question(
 ) -> tuple[str, Ballot | None]:
     """The prompt template and ballot for one case question: under a blind panel the
     applicability of a pair relation is the direction question on this case's own texts
-    (code compares the answer with the relation); everything else is yes/no."""
+    (code compares the answer with the relation), and realization is asked against a
+    decoy instruction too; everything else is a plain yes/no."""
     if config.panel == "blind" and question is Question.applicability:
         ballot = direction_ballot(recipe.relation)
         if ballot is not None:
             return "vote_case_direction.j2", ballot
+    if config.panel == "blind" and question is Question.realization:
+        return CASE_TEMPLATES[question], YesNoBallot(question.value, contrast=DECOY_INSTRUCTION)
     return CASE_TEMPLATES[question], None
 
 

@@ -11,10 +11,10 @@ is still open. Vote i is the same call (same cache key) in both modes, and a
 strict majority of k cannot be overturned by the votes not asked, so the
 decision is the one the full panel would reach; only the number of calls differs.
 
-An order-checked vote (sane.panel.ballots) is two calls, the question and the
-same question with the texts' roles exchanged, under one sample index. When the
-two answers disagree the vote is `unresolved` (no error: the model answered, but
-its answer depended on the order, which is no answer about the texts).
+A vote on a ballot with a contrast (sane.panel.ballots) is two calls under one
+sample index: the question and its contrast (the texts' roles exchanged, or a decoy
+instruction). When the two answers contradict each other the vote is `unresolved`
+(no error: the model answered, but its answer was no answer about the case).
 """
 
 from __future__ import annotations
@@ -106,35 +106,31 @@ class OraclePanel:
             "model": model,
             "sample_index": index,
         }
-        prompt, swapped = prompts
+        prompt, contrast = prompts
         try:
-            if swapped is None:
+            if contrast is None:
                 draft = await self._ask(model, prompt, index, ballot)
             else:
-                draft, turned = await asyncio.gather(
+                draft, other = await asyncio.gather(
                     self._ask(model, prompt, index, ballot),
-                    self._ask(model, swapped, index, ballot),
+                    self._ask(model, contrast, index, ballot),
                 )
         except LLMError as exc:
             return Vote(**base, decision=Decision.unresolved, error=exc.cause)
-        if swapped is None:
+        if contrast is None:
             return Vote(
                 **base,
                 decision=ballot.decision(draft),
                 rationale=draft.rationale,
                 raw=draft.model_dump_json(),
             )
-        decision, other = ballot.decision(draft), ballot.decision(turned, swapped=True)
-        rationale = f"{draft.rationale} | texts exchanged: {turned.rationale}"
-        if decision is not other:
-            decision = Decision.unresolved
-            rationale = f"order-inconsistent (the answer depended on the order): {rationale}"
+        decision, note = ballot.combine(draft, other)
         return Vote(
             **base,
             decision=decision,
-            rationale=rationale,
+            rationale=f"{note}{draft.rationale} | {ballot.contrast}: {other.rationale}",
             raw=json.dumps(
-                {"as_asked": draft.model_dump(), "texts_exchanged": turned.model_dump()},
+                {"as_asked": draft.model_dump(), str(ballot.contrast): other.model_dump()},
                 separators=(",", ":"),
             ),
         )
@@ -146,14 +142,14 @@ class OraclePanel:
         prompt: Prompt,
         ballot: Ballot | None = None,
         *,
-        swapped: Prompt | None = None,
+        contrast: Prompt | None = None,
     ) -> PanelDecision:
         """The panel's decision; `ballot` says how each vote is asked (yes/no by default).
-        `swapped` is the prompt with the texts' roles exchanged, for an order-checked ballot."""
+        `contrast` is the prompt of the ballot's contrast question (sane.panel.ballots)."""
         ballot = ballot or YesNoBallot(task=question.value)
-        if ballot.order_checked != (swapped is not None):
-            raise ValueError("an order-checked ballot needs the swapped prompt, and only it")
-        prompts = (prompt, swapped)
+        if (ballot.contrast is None) != (contrast is None):
+            raise ValueError("a ballot with a contrast needs its contrast prompt, and only it")
+        prompts = (prompt, contrast)
         first = self.k // 2 + 1 if self.sequential else self.k
         votes = list(
             await asyncio.gather(

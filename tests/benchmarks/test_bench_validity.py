@@ -93,9 +93,13 @@ def test_a_yes_always_panel_is_exposed_by_the_benchmark(tmp_path: Path, capsys) 
     # jrh's label-flip and paraphrase cases carry a fixed text unrelated to the example: invalid
     # tests the yes-always panel validated, so the exact reference "fails" some of them ...
     assert result["fixed:jrh/plain"]["reference_false_fault_rate"] > 0
-    # a blind "same" answer cannot accept jrh's label flip (a decrease): one family fewer
+    # a blind "same" answer cannot accept jrh's label flip (a decrease), and the blind panel's
+    # decoy check refuses the model-written cases of a panel that accepts any instruction
+    # (paraphrase, two verbosity recipes): only the families made by code remain, and with
+    # them none of the reference's false faults
     blind, plain = result["fixed:jrh/blind"], result["fixed:jrh/plain"]
-    assert blind["validated_families"] == plain["validated_families"] - 1
+    assert blind["validated_families"] == plain["validated_families"] - 4
+    assert blind["reference_false_fault_rate"] == 0.0
     # ... while its whitespace transforms are valid tests that catch the formatting mutant.
     cell = json.loads((tmp_path / "quick/cells/number_fidelity/fixed-jrh-plain.json").read_text())
     assert cell["killed"]["formatting"] is True

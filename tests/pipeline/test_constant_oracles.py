@@ -135,12 +135,10 @@ def test_a_blind_panel_with_a_constant_same_passes_invariance_only(workdir: Path
     assert applicability and all(d.decision.value == "yes" for d in applicability.values())
 
 
-def test_a_blind_panel_aligns_the_direction_an_order_aware_oracle_gives(workdir: Path):
-    """An oracle that reads the texts (the perturbed one is worse, whichever way the question
-    is put) aligns the decrease, rejects the increase and the mirror, and finds the
-    decrease's cases applicable."""
-    script = yaml.safe_load((FIXTURES / "tiny_script.yaml").read_text())
-    rules = [
+def _order_aware_rules() -> list[dict]:
+    """Direction answers of an oracle that reads the texts: the perturbed one is worse,
+    whichever way the question is put."""
+    return [
         {
             "task": "vote:direction",
             "contains": ', the "perturbed" text',
@@ -152,13 +150,56 @@ def test_a_blind_panel_aligns_the_direction_an_order_aware_oracle_gives(workdir:
             "response": {"answer": "higher", "rationale": "the original is better"},
         },
     ]
+
+
+def test_a_blind_panel_aligns_the_direction_an_order_aware_oracle_gives(workdir: Path):
+    """Such an oracle, which also refuses the decoy instructions (the other capability's
+    recipes), aligns the decrease, rejects the increase and the mirror, and validates the
+    decrease's family: its cases are realized and applicable."""
+    script = yaml.safe_load((FIXTURES / "tiny_script.yaml").read_text())
+    decoys = [
+        {
+            "task": "vote:realization",
+            "contains": ["Case id: rec-1-1/", f"Instruction: {instruction}"],
+            "response": {"decision": "no", "rationale": "not this edit"},
+        }
+        for instruction in ("Replace single spaces", "Reorder the summary")
+    ]
     path = workdir / "order_aware.yaml"
-    path.write_text(yaml.safe_dump({"rules": rules + script["rules"]}))
+    path.write_text(yaml.safe_dump({"rules": _order_aware_rules() + decoys + script["rules"]}))
     aligned, decisions, _, applicability = _blind_suite(workdir, path)
     assert aligned == {"rec-1-1"}
     assert decisions["rec-1-2"].decision.value == "no"
     assert all(v.decision.value == "yes" for v in decisions["rec-1-1"].votes)
     cases = {d.subject_id: d.decision.value for d in applicability.values()}
     assert cases and all(s.startswith("rec-1-1/") and v == "yes" for s, v in cases.items())
-    controls = sane.report(workdir / "order_aware-blind.db").validity.controls
+    report = sane.report(workdir / "order_aware-blind.db")
+    assert report.validity.validated_families == 1
+    controls = report.validity.controls
     assert controls is not None and controls.order_inconsistent.wrong == 0
+    assert controls.by_kind["decoy"] == (1, 0)  # the decoy control repeats a refused decoy
+
+
+def test_a_blind_panel_realizes_nothing_for_an_oracle_that_accepts_any_instruction(
+    workdir: Path,
+):
+    """The same oracle, saying yes to every realization question: each vote also asks about a
+    decoy instruction, its yes there contradicts its yes to the recipe, and no model-written
+    case is realized, so nothing is validated."""
+    script = yaml.safe_load((FIXTURES / "tiny_script.yaml").read_text())
+    agent = [r for r in script["rules"] if not str(r["task"]).startswith("vote:")]
+    yes = {"task": "vote:realization", "response": {"decision": "yes", "rationale": "always"}}
+    path = workdir / "yes_realization.yaml"
+    path.write_text(yaml.safe_dump({"rules": [*_order_aware_rules(), yes, *agent]}))
+    aligned, _, _, applicability = _blind_suite(workdir, path)
+    assert aligned == {"rec-1-1"} and not applicability
+    store = SuiteStore(workdir / "yes_realization-blind.db")
+    try:
+        realization = store.decisions(Question.realization)
+    finally:
+        store.close()
+    own = [d for s, d in realization.items() if s.startswith("rec-1-1/")]
+    assert own and all(d.decision.value == "unresolved" for d in own)
+    assert all("decoy accepted" in v.rationale for d in own for v in d.votes)
+    report = sane.report(workdir / "yes_realization-blind.db")
+    assert report.validity.validated_families == 0

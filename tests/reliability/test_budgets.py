@@ -124,7 +124,7 @@ def test_dry_run_prints_the_estimate_and_runs_nothing(tiny: Path) -> None:
     expected = 1 + 6 + 2 * 12 * 3 + 12 * 10 * (1 + 2 * 3) + 3 * 12 * 3
     total = next(line for line in out.splitlines() if line.strip().startswith("total"))
     assert int(total.split()[1]) == expected == 1027
-    assert "1 + C + 2Rk + R x n x (1 + k + k) + 3Rk" in out
+    assert "1 + C + 2Rk + R x n x (1 + 2k) + 3Rk" in out
     assert "$" in total  # litellm knows this model's price
     code, out, _ = cli(
         "generate", tiny / "tiny_spec.yaml", "--suite", suite, "--model", "scripted", "--dry-run"

@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from sane.panel.ballots import (
+    DECOY_INSTRUCTION,
+    TEXTS_EXCHANGED,
     DirectionDraft,
     VoteDraft,
+    YesNoBallot,
     alignment_question,
     direction_ballot,
 )
@@ -90,13 +93,10 @@ def test_a_constant_direction_contradicts_itself_once_the_texts_are_exchanged(ki
     """The order check: the second answer is read turned round, so only "same" can agree with
     itself both ways, and only for relations that allow "same"."""
     ballot = direction_ballot(PairRelation(kind=kind))
-    assert ballot is not None and ballot.order_checked
+    assert ballot is not None and ballot.contrast == TEXTS_EXCHANGED
     for answer in ("lower", "higher"):
         draft = DirectionDraft(answer=answer)
-        assert not (
-            ballot.decision(draft) is Decision.yes
-            and ballot.decision(draft, swapped=True) is Decision.yes
-        )
+        assert ballot.combine(draft, draft)[0] is not Decision.yes
     correct = {
         "decrease": ("lower", "higher"),
         "increase": ("higher", "lower"),
@@ -104,5 +104,14 @@ def test_a_constant_direction_contradicts_itself_once_the_texts_are_exchanged(ki
         "no_increase": ("lower", "higher"),
     }[kind]
     asked, exchanged = (DirectionDraft(answer=a) for a in correct)
-    assert ballot.decision(asked) is Decision.yes
-    assert ballot.decision(exchanged, swapped=True) is Decision.yes
+    assert ballot.combine(asked, exchanged) == (Decision.yes, "")
+
+
+def test_a_realization_counts_only_when_the_decoy_instruction_is_refused():
+    ballot = YesNoBallot("realization", contrast=DECOY_INSTRUCTION)
+    yes, no = VoteDraft(decision="yes"), VoteDraft(decision="no")
+    assert ballot.combine(yes, no) == (Decision.yes, "")
+    assert ballot.combine(no, no)[0] is Decision.no
+    assert ballot.combine(no, yes)[0] is Decision.no
+    decision, note = ballot.combine(yes, yes)
+    assert decision is Decision.unresolved and "decoy accepted" in note
