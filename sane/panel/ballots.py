@@ -14,6 +14,9 @@ score is ..."), and it counts only when the two answers agree once the second
 is turned round. An oracle that answers "lower" whatever it reads (the embedded
 1.5B model does, on every pair of `benchmarks/bench_oracle.py`) then decides no
 direction at all, instead of validating every decrease the agent claims.
+Under a blind panel a realization vote is checked the same way against a decoy:
+the case is also asked whether it realizes another recipe's instruction, and a
+yes counts only when that one gets a no.
 """
 
 from __future__ import annotations
