@@ -87,8 +87,8 @@ def generate(
     """
     from sane import workflow
     from sane.inputs import examples_path, load_examples, load_spec
-    from sane.llm import check_model, require_prices
-    from sane.run_config import run_config
+    from sane.llm import require_prices
+    from sane.run_config import check_models, run_config
     from sane.suites.targets import freeze_targets
 
     if config is None:
@@ -98,9 +98,7 @@ def generate(
     scorer, spec_path = load_spec(spec)
     rows = load_examples(scorer, examples_path(scorer, spec_path, examples))
     targets = freeze_targets(scorer, spec_path.parent, str(spec))
-    fields = [("--model", config.model)] + [("--oracle-model", m) for m in config.oracle_models]
-    for field, name in fields:
-        check_model(name, field)
+    check_models(config)
     require_prices([config.model, *config.oracle_models], llm, "agent and oracle models")
     store = SuiteStore(suite, create=True, writer=True)
     try:

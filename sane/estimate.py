@@ -3,8 +3,9 @@
 `sane generate --dry-run` prints this instead of running. The call count is an
 upper bound for answers that parse at the first try: every capability yields
 its full quota of recipes, every recipe has a mirror and is aligned, every case
-is written, every panel asks all k votes (a blind panel's direction votes two
-calls each, sane.panel.ballots) and every family gets its planted controls. Real runs make fewer calls (the panel stops once a
+is written, every panel asks all k votes (a blind panel's case votes two calls
+each, the question and its contrast: sane.panel.ballots) and every family gets
+its planted controls. Real runs make fewer calls (the panel stops once a
 majority is certain, a family stops when it cannot reach tau, the cache replays
 what an earlier run paid for); a reply that needs a schema repair costs up to
 `repair_retries` more calls, shown as the worst case. Token counts come from the
@@ -22,7 +23,7 @@ from sane.agents import capability_list, case_draft, recipe_list
 from sane.agents.capabilities import PROMPT_EXAMPLES, requirement_meanings
 from sane.generators.transforms import OPERATORS
 from sane.inputs import examples_path, load_examples, load_spec
-from sane.llm import check_model, ensure_litellm_ready, price, with_instruction
+from sane.llm import ensure_litellm_ready, price, with_instruction
 from sane.panel.ballots import VoteDraft, YesNoBallot, alignment_question
 from sane.prompts import messages
 from sane.records import (
@@ -35,6 +36,7 @@ from sane.records import (
     RunConfig,
     ScorerSpec,
 )
+from sane.run_config import check_models
 
 # Assumed completion lengths (tokens) per call kind; prompts are counted, not assumed.
 COMPLETION_TOKENS = {"capabilities": 600, "recipes": 800, "cases": 400, "votes": 120}
@@ -214,8 +216,7 @@ def estimate_generate(spec: ScorerSpec, examples: list[Example], config: RunConf
         calls=total,
         worst_case_calls=total * (1 + REPAIR_RETRIES),
         formula=(
-            f"{head}2Rk + R x n x (1 + {per_case}) + 3Rk, with {recipe_formula}, "
-            f"k = {k}, n = {n}"
+            f"{head}2Rk + R x n x (1 + {per_case}) + 3Rk, with {recipe_formula}, k = {k}, n = {n}"
         ),
         prompt_tokens=sum(s.prompt_tokens for s in stages),
         completion_tokens=sum(s.completion_tokens for s in stages),
@@ -252,7 +253,5 @@ def estimate_inputs(
     """Validate a generate command's inputs as a real run would, then estimate it."""
     scorer, spec_path = load_spec(spec)
     rows = load_examples(scorer, examples_path(scorer, spec_path, examples))
-    fields = [("--model", config.model)] + [("--oracle-model", m) for m in config.oracle_models]
-    for field, name in fields:
-        check_model(name, field)
+    check_models(config)
     return estimate_generate(scorer, rows, config)

@@ -30,3 +30,13 @@ def run_config(*, model: str, oracle_models: list[str] | None = None, **options:
     if config.exhaustive and config.stop_at_tau:
         raise InputError(None, "--stop-at-tau", "cannot be combined with --exhaustive")
     return config
+
+
+def check_models(config: RunConfig) -> None:
+    """Refuse, as bad input naming its option, an agent or oracle model no route serves
+    (the check a real run and the estimator make before any call)."""
+    from sane.llm import check_model
+
+    check_model(config.model, "--model")
+    for model in config.oracle_models:
+        check_model(model, "--oracle-model")

@@ -177,18 +177,20 @@ async def _ask_panel(
     question: Question,
     template: str,
     ballot: Ballot | None,
+    suite: list[Recipe] | None = None,
     **context: Any,
 ) -> PanelDecision:
     """The panel's decision on one question rendered from `template`, with the ballot's
     contrast question where it has one (sane.panel.ballots): the same prompt with the
-    texts' roles exchanged, or the case asked about a decoy instruction (the one the
-    case's decoy control uses, so a control repeats a vote from the cache)."""
+    texts' roles exchanged, or the case asked about a decoy instruction chosen from the
+    suite's recipes (`suite`; the one the case's decoy control uses, so a control repeats
+    a vote from the cache)."""
     prompt = messages(template, spec=ctx.spec, **context)
     contrast = None
     if ballot is not None and ballot.contrast == TEXTS_EXCHANGED:
         contrast = messages(template, spec=ctx.spec, swap=True, **context)
     elif ballot is not None and ballot.contrast == DECOY_INSTRUCTION:
-        decoy = controls.decoy(context["recipe"], context["case"], ctx.store.recipes())
+        decoy = controls.decoy(context["recipe"], context["case"], suite or [])
         if decoy is None:  # no other instruction in the suite to contrast with
             ballot = YesNoBallot(ballot.task)
         else:
@@ -211,7 +213,12 @@ def _case_decisions(ctx: RunContext) -> Decided:
 
 
 async def _decide_case(
-    ctx: RunContext, decided: Decided, recipe: Recipe, case: Case, question: Question
+    ctx: RunContext,
+    decided: Decided,
+    suite: list[Recipe],
+    recipe: Recipe,
+    case: Case,
+    question: Question,
 ) -> bool:
     """The stored decision on one case question, or a fresh one (stored). A case written
     by a code transform realizes its recipe by construction (the recipe's instruction is the
@@ -230,6 +237,7 @@ async def _decide_case(
             question,
             template,
             ballot,
+            suite,
             recipe=recipe,
             case=case,
             relation_json=recipe.relation.model_dump_json(),
@@ -238,17 +246,21 @@ async def _decide_case(
     return stored.decision is Decision.yes
 
 
-async def _validate_case(ctx: RunContext, decided: Decided, recipe: Recipe, case: Case) -> bool:
+async def _validate_case(
+    ctx: RunContext, decided: Decided, suite: list[Recipe], recipe: Recipe, case: Case
+) -> bool:
     """Whether a case is joint-valid. Sequentially, applicability is asked only of a realized
     case (an unrealized one cannot be joint-valid); exhaustively, both questions at once."""
     if ctx.config.exhaustive:
         realized, applicable = await asyncio.gather(
-            _decide_case(ctx, decided, recipe, case, Question.realization),
-            _decide_case(ctx, decided, recipe, case, Question.applicability),
+            _decide_case(ctx, decided, suite, recipe, case, Question.realization),
+            _decide_case(ctx, decided, suite, recipe, case, Question.applicability),
         )
         return realized and applicable
-    realized = await _decide_case(ctx, decided, recipe, case, Question.realization)
-    return realized and await _decide_case(ctx, decided, recipe, case, Question.applicability)
+    realized = await _decide_case(ctx, decided, suite, recipe, case, Question.realization)
+    return realized and await _decide_case(
+        ctx, decided, suite, recipe, case, Question.applicability
+    )
 
 
 async def _run_family(ctx: RunContext, flows: RecipeFlows, seq: int, recipe: Recipe) -> None:
@@ -260,6 +272,7 @@ async def _run_family(ctx: RunContext, flows: RecipeFlows, seq: int, recipe: Rec
     """
     existing = {c.id: c for c in ctx.store.cases(recipe.id)}
     decided = flows.decisions
+    suite = [r for _, r in flows.recipes.values()]
     config = ctx.config
     plan = FamilyPlan(config.cases, config.threshold, config.exhaustive, config.stop_at_tau)
     tally = flows.cases
@@ -276,7 +289,7 @@ async def _run_family(ctx: RunContext, flows: RecipeFlows, seq: int, recipe: Rec
         valid = (
             case.error is None
             and case_rejection(recipe, case) is None
-            and await _validate_case(ctx, decided, recipe, case)
+            and await _validate_case(ctx, decided, suite, recipe, case)
         )
         if case.error:
             ctx.store.put_error(Stage.cases, case.id, case.error)
@@ -292,7 +305,8 @@ async def validate_cases(ctx: RunContext) -> None:
     run); instantiate_cases normally leaves nothing to do here."""
     if ctx.store.is_done(Stage.case_panel):
         return
-    recipes = {r.id: r for r in ctx.store.recipes()}
+    suite = ctx.store.recipes()
+    recipes = {r.id: r for r in suite}
     decided = _case_decisions(ctx)
     cases = ctx.store.cases()
     guarded = guarded_cases(recipes.values(), cases)
@@ -304,7 +318,7 @@ async def validate_cases(ctx: RunContext) -> None:
     ]
 
     async def one(case: Case) -> None:
-        await _validate_case(ctx, decided, recipes[case.recipe_id], case)
+        await _validate_case(ctx, decided, suite, recipes[case.recipe_id], case)
 
     await run_all(Stage.case_panel.label, todo, one, ctx.progress)
     ctx.store.mark(Stage.case_panel)
