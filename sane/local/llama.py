@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from sane.errors import LLMError
 from sane.local import cpu_build
 from sane.local.assets import resolve
-from sane.local.prefix_states import PrefixStates, PrefixStats
+from sane.local.prefix_states import BLOCK, Layout, PrefixStates, PrefixStats, shared_length
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -46,7 +46,6 @@ log = logging.getLogger(__name__)
 
 PROVIDER_PREFIX = "local/"
 N_CTX = 4096
-BLOCK = 128  # prompt evaluation block = llama.cpp batch = the prefix-state boundary spacing
 PREFIX_STATE_BYTES = 512 * 2**20  # per model; a 2,000-token Qwen prefix state is about 57 MB
 # Sampling as llama-cpp-python's chat completion does it by default.
 TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
@@ -65,12 +64,26 @@ class LocalCompletion:
     generate_s: float = 0.0
 
 
+@dataclass(frozen=True)
+class Resident:
+    """The prompt whose KV the context holds: its tokens before the last, and its batched part."""
+
+    tokens: list[int]
+    batched: int
+
+
 @dataclass
 class LoadedModel:
     llm: Llama
     lock: threading.Lock
     load_seconds: float
     prefixes: PrefixStates
+    resident: Resident | None = None
+
+    def forget(self) -> None:
+        """Drop every reusable prefix: the saved states and the one the context holds."""
+        self.prefixes.clear()
+        self.resident = None
 
 
 _loaded: dict[tuple[str, bool], LoadedModel] = {}
@@ -137,7 +150,6 @@ def load(name: str, *, logits_all: bool = False) -> LoadedModel:
             seconds = time.perf_counter() - started
             log.info("loaded local model %s in %.1f s", key[0], seconds)
             prefixes = PrefixStates(
-                block=BLOCK,
                 max_bytes=PREFIX_STATE_BYTES,
                 enabled=os.environ.get(PREFIX_REUSE_ENV, "1") != "0",
             )
@@ -212,31 +224,48 @@ def _load_seq_state(llm: Llama, state: bytes, tokens: list[int]) -> None:
     buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
     if llama_cpp.llama_state_seq_set_data(llm.ctx, buffer, len(state), 0) != len(state):
         raise RuntimeError("llama.cpp refused a saved prefix state")
-    llm.n_tokens = len(tokens)
     llm.input_ids[: len(tokens)] = tokens
 
 
-def _prefill(model: LoadedModel, tokens: list[int]) -> int:
-    """Evaluate the prompt in the fixed layout, from the longest saved prefix; returns its length.
+def _resident_start(model: LoadedModel, tokens: list[int]) -> int:
+    """How much of `tokens` the context still holds from the previous prompt, in the layout."""
+    resident = model.resident
+    if not model.prefixes.enabled or resident is None:
+        return 0
+    layout = Layout(len(tokens))
+    shared = shared_length(resident.tokens, tokens[: layout.end])
+    if shared == layout.end == len(resident.tokens):
+        return layout.end  # the same prompt again (another vote): only its last token is new
+    return next(iter(layout.starts(min(shared, resident.batched))), 0)
 
-    Blocks end at multiples of BLOCK and the last token is evaluated alone, so
-    the logits it leaves do not depend on where evaluation started.
+
+def _prefill(model: LoadedModel, tokens: list[int]) -> int:
+    """Evaluate the prompt in its fixed layout, from the longest reusable prefix; returns its length.
+
+    The prefix comes from the KV the context still holds (the previous prompt,
+    trimmed where the two part) or from a saved state, whichever is longer.
     """
     llm, prefixes = model.llm, model.prefixes
-    reused, state = prefixes.longest(tokens)
+    layout = Layout(len(tokens))
+    saved, state = prefixes.longest(tokens)
+    resident = _resident_start(model, tokens)
+    model.resident = None  # until this prompt's KV is in place
+    if resident >= saved:
+        llm._ctx.kv_cache_seq_rm(0, resident, -1)  # drop the rest (and the previous answer)
+        reused = resident
+    else:
+        llm._ctx.kv_cache_clear()
+        _load_seq_state(llm, state, tokens[:saved])  # type: ignore[arg-type]
+        reused = saved
+    llm.n_tokens = reused
     save_points = prefixes.save_points(tokens)
-    llm._ctx.kv_cache_clear()
-    llm.n_tokens = 0
-    if state is not None:
-        _load_seq_state(llm, state, tokens[:reused])
-    position, end = reused, len(tokens) - 1
-    while position < end:
-        stop = min(end, (position // BLOCK + 1) * BLOCK)
+    position = reused
+    for stop in layout.steps(reused, save_points):
         llm.eval(tokens[position:stop])
         position = stop
         if position in save_points:
             prefixes.put(tokens[:position], _seq_state(llm))
-    llm.eval(tokens[end:])
+    model.resident = Resident(tokens[: layout.end], layout.batched)
     prefixes.record(len(tokens), reused)
     return reused
 

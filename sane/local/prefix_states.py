@@ -1,25 +1,104 @@
-"""Saved llama.cpp KV states of prompt prefixes, so a shared prefix is computed once.
+"""The fixed evaluation layout of a prompt, and saved KV states of prompt prefixes.
 
 Every sane prompt starts with the same system text and scorer spec, and the k
 votes of one decision are the same prompt, so most prompt tokens were already
-evaluated by an earlier call. A state is saved at fixed *boundaries* only
-(every `block` tokens from position 0, and just before a prompt's last token),
-and prompts are always evaluated in blocks aligned to those same boundaries.
-States are saved only where reuse is likely: every `save_every` tokens (the
-shared system + spec block), just before the last token (the k votes of one
-decision), and where the prompt parts from the most similar recent prompt
-(two questions about one case share the case and differ in the question).
-That makes the result independent of what happens to be cached: loading a
-saved prefix gives bit-for-bit the KV that evaluating it would give, so reuse
-on or off, and any call order, yield the same tokens for the same seed.
+evaluated by an earlier call. Reusing that work must not change a single
+logit, or the same seed would give a different suite depending on what
+happened to be cached. llama.cpp's CPU kernels compute a token's row of a
+batched matrix product in one of two ways: in a group of `GRAIN` rows, or (for
+the rows left over, and for any batch under `MIN_BATCH` tokens) one row at a
+time, and the two round differently. Measured on the embedded models (Q4_K and
+Q4_1 weights, the Zen 4 and Haswell CPU modules): a prompt evaluated in any
+sequence of batches whose sizes are multiples of 4 and at least 8 gives
+bit-for-bit the same KV and logits as any other such sequence, from any
+multiple of 4; for Qwen's Q4_K weights a batch of 4, or a size that is not a
+multiple of 4, does not, and for both models tokens evaluated one at a time
+do not.
+
+`Layout` is that rule for one prompt: the tokens before the last multiple of
+`GRAIN` go in such batches (at most `BLOCK` tokens each), the few after it and
+the last token go one at a time. A saved or still-resident prefix can then
+start evaluation at any multiple of `GRAIN` that leaves a valid batch, and
+loading it gives exactly the KV that evaluating it would give: reuse on or
+off, and any call order, yield the same tokens for the same seed.
+
+`PrefixStates` keeps states where reuse is likely: every `save_every` tokens
+(the shared system + spec block), just before the last token (the k votes of
+one decision), and where the prompt parts from a recent prompt (two questions
+about one case share the case and differ in the question).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict, deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+
+GRAIN = 4  # rows per group in the batched kernels: every batch is a multiple of it
+MIN_BATCH = 8  # a smaller batch takes the one-row-at-a-time path
+BLOCK = 128  # the largest batch (llama.cpp's n_batch)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a prompt of `n_tokens` is evaluated, and where a reused prefix may start it."""
+
+    n_tokens: int
+
+    @property
+    def end(self) -> int:
+        """The last token's position: it is evaluated alone, after everything else."""
+        return self.n_tokens - 1
+
+    @property
+    def batched(self) -> int:
+        """Tokens before this position go in batches; from here to `end` one at a time."""
+        return self.end // GRAIN * GRAIN
+
+    def can_start(self, position: int) -> bool:
+        """Whether a prefix of `position` tokens, evaluated in this layout, may be reused."""
+        if position == self.end or position == 0:
+            return position >= 0
+        rest = self.batched - position
+        return position % GRAIN == 0 and (rest == 0 or rest >= MIN_BATCH)
+
+    def starts(self, limit: int) -> Iterable[int]:
+        """Valid starts inside the batched part, at most `limit`, longest first (0 excluded).
+
+        `end` is left out: the tokens before it are evaluated one at a time, so
+        only a state that ended the same way (the same prompt up to its last
+        token) may start there.
+        """
+        top = min(limit, self.batched) // GRAIN * GRAIN
+        for position in range(top, 0, -GRAIN):
+            if self.can_start(position):
+                yield position
+
+    def steps(self, start: int, stops: Iterable[int] = ()) -> list[int]:
+        """The positions where each evaluation step ends, from a valid `start`.
+
+        Batches end at the `stops` that leave valid batches on both sides (the
+        save points), are cut to at most BLOCK tokens, then the tokens after
+        `batched` follow one at a time and the last token alone.
+        """
+        bounds = [start]
+        for stop in sorted(set(stops)):
+            if stop % GRAIN == 0 and stop - bounds[-1] >= MIN_BATCH and self.can_start(stop):
+                bounds.append(stop)
+        if self.batched > bounds[-1]:
+            bounds.append(self.batched)
+        ends: list[int] = []
+        for low, high in zip(bounds, bounds[1:], strict=False):
+            position = low
+            while position < high:
+                size = min(high - position, BLOCK)
+                if 0 < high - position - size < MIN_BATCH:
+                    size = high - position - MIN_BATCH  # leave a valid last batch
+                position += size
+                ends.append(position)
+        return ends + list(range(max(start, self.batched) + 1, self.n_tokens + 1))
 
 
 @dataclass
@@ -39,7 +118,6 @@ class PrefixStats:
 class PrefixStates:
     """A least-recently-used store of KV states keyed by the exact token prefix they hold."""
 
-    block: int
     max_bytes: int
     save_every: int = 512
     enabled: bool = True
@@ -48,16 +126,11 @@ class PrefixStates:
     _bytes: int = 0
     _recent: deque[np.ndarray] = field(default_factory=lambda: deque(maxlen=64))
 
-    def boundaries(self, n_tokens: int) -> list[int]:
-        """The positions (descending) where a prompt of n_tokens may have a saved state."""
-        end = n_tokens - 1
-        aligned = list(range((end // self.block) * self.block, 0, -self.block))
-        return ([end] if end > 0 and end not in aligned else []) + aligned
-
     def longest(self, tokens: list[int]) -> tuple[int, bytes | None]:
-        """The longest saved prefix of `tokens` (never the whole prompt) and its state."""
+        """The longest saved prefix of `tokens` that may start it (never the whole prompt)."""
         if self.enabled:
-            for n in self.boundaries(len(tokens)):
+            layout = Layout(len(tokens))
+            for n in [layout.end, *layout.starts(layout.end)]:
                 key = tuple(tokens[:n])
                 state = self._states.get(key)
                 if state is not None:
@@ -69,14 +142,11 @@ class PrefixStates:
         """Where to save states while evaluating `tokens` (and remember the prompt)."""
         if not self.enabled:
             return set()
-        end = len(tokens) - 1
-        points = set(range(self.save_every, end, self.save_every)) | {end}
+        layout = Layout(len(tokens))
+        points = set(range(self.save_every, layout.batched, self.save_every)) | {layout.end}
         current = np.asarray(tokens)
         for previous in self._recent:
-            n = min(len(previous), len(current))
-            differ = np.flatnonzero(previous[:n] != current[:n])
-            shared = int(differ[0]) if len(differ) else n
-            points.add(min(shared, end) // self.block * self.block)
+            points.add(next(iter(layout.starts(shared_length(previous, current))), 0))
         self._recent.append(current)
         return {p for p in points if p > 0}
 
@@ -101,3 +171,11 @@ class PrefixStates:
     def clear(self) -> None:
         self._states.clear()
         self._bytes = 0
+
+
+def shared_length(first: np.ndarray | list[int], second: np.ndarray | list[int]) -> int:
+    """How many leading tokens two prompts share."""
+    a, b = np.asarray(first), np.asarray(second)
+    n = min(len(a), len(b))
+    differ = np.flatnonzero(a[:n] != b[:n])
+    return int(differ[0]) if len(differ) else n

@@ -1,55 +1,102 @@
-"""The prefix-state store: boundaries, longest match, byte budget."""
+"""The evaluation layout (which prefixes may be reused) and the prefix-state store."""
 
 from __future__ import annotations
 
-from sane.local.prefix_states import PrefixStates
+import random
+
+import pytest
+
+from sane.local.prefix_states import BLOCK, GRAIN, MIN_BATCH, Layout, PrefixStates
 
 
-def test_boundaries_are_block_multiples_and_the_token_before_the_last():
-    states = PrefixStates(block=4, max_bytes=100)
-    assert states.boundaries(11) == [10, 8, 4]
-    assert states.boundaries(9) == [8, 4]  # 8 is both
-    assert states.boundaries(1) == []
+def _batches(layout: Layout, start: int, stops: set[int] = frozenset()) -> list[int]:
+    ends = layout.steps(start, stops)
+    return [b - a for a, b in zip([start, *ends], ends, strict=False)]
 
 
-def test_longest_saved_prefix_wins_and_never_the_whole_prompt():
-    states = PrefixStates(block=4, max_bytes=100)
-    tokens = list(range(11))
-    states.put(tokens[:4], b"a")
-    states.put(tokens[:8], b"bb")
-    states.put(tokens, b"whole")  # a whole prompt is never a boundary
-    assert states.longest(tokens) == (8, b"bb")
-    assert states.longest([*tokens[:5], 99, 98, 97, 96]) == (4, b"a")
+def test_the_batched_part_ends_at_the_last_multiple_of_the_grain_before_the_last_token():
+    assert Layout(11).end == 10 and Layout(11).batched == 8
+    assert Layout(9).batched == 8  # the last token is always alone
+    assert Layout(1).batched == 0
+
+
+def test_a_prefix_may_start_only_where_every_remaining_batch_is_valid():
+    layout = Layout(30)  # end 29, batched 28
+    assert [p for p in range(30) if layout.can_start(p)] == [0, 4, 8, 12, 16, 20, 28, 29]
+    assert list(layout.starts(29)) == [28, 20, 16, 12, 8, 4]  # 24 would leave a batch of 4
+    assert list(layout.starts(14)) == [12, 8, 4]
+
+
+@pytest.mark.parametrize("n_tokens", [2, 9, 13, 14, 130, 133, 300, 517, 1030])
+def test_every_step_is_a_valid_batch_then_single_tokens(n_tokens: int):
+    rng = random.Random(n_tokens)
+    layout = Layout(n_tokens)
+    for start in [0, *layout.starts(layout.end)]:
+        stops = {rng.randrange(1, n_tokens) for _ in range(5)} | {layout.end}
+        ends = layout.steps(start, stops)
+        assert ends[-1] == n_tokens and ends == sorted(set(ends))
+        sizes = _batches(layout, start, stops)
+        batched = [s for s, e in zip(sizes, ends, strict=False) if e <= layout.batched]
+        singles = sizes[len(batched) :]
+        assert all(s % GRAIN == 0 and MIN_BATCH <= s <= BLOCK for s in batched)
+        assert singles == [1] * (n_tokens - max(start, layout.batched))
+        # a kept stop is a step end, so a state can be saved exactly there
+        assert all(stop in ends for stop in stops if stop % GRAIN == 0 and stop in ends)
+
+
+def test_a_long_run_is_cut_so_its_last_batch_stays_valid():
+    assert _batches(Layout(137), 0) == [128, 8, 1]  # 136 batched tokens, then the last
+    assert _batches(Layout(133), 0) == [124, 8, 1]  # 132 = 128 + 4 would leave a batch of 4
+
+
+def test_a_stop_that_would_leave_a_short_batch_is_skipped():
+    layout = Layout(41)  # batched 40
+    assert layout.steps(0, {36}) == [40, 41]  # 36 would leave a batch of 4
+    assert layout.steps(0, {16}) == [16, 40, 41]
+
+
+def test_longest_saved_prefix_wins_and_only_where_it_may_start_the_prompt():
+    states = PrefixStates(max_bytes=100)
+    tokens = list(range(30))  # end 29, batched 28
+    states.put(tokens[:8], b"a")
+    states.put(tokens[:16], b"bb")
+    assert states.longest(tokens) == (16, b"bb")
+    assert states.longest([*tokens[:12], 99, *tokens[13:]]) == (8, b"a")
     assert states.longest([99, *tokens[1:]]) == (0, None)
+    states.put(tokens[:29], b"end")  # just before the last token: another vote on it
+    assert states.longest(tokens) == (29, b"end")
+    # a longer prompt evaluates those 29 tokens in batches up to 28: the state does not fit
+    assert states.longest([*tokens, 30, 31]) == (16, b"bb")
 
 
 def test_the_byte_budget_evicts_the_least_recently_used():
-    states = PrefixStates(block=2, max_bytes=5)
-    states.put([1, 2], b"xx")
-    states.put([3, 4], b"yy")
-    assert states.longest([1, 2, 9]) == (2, b"xx")  # touch [1, 2]
-    states.put([5, 6], b"zz")  # over budget: [3, 4] goes
-    assert states.longest([3, 4, 9]) == (0, None)
-    assert states.longest([1, 2, 9]) == (2, b"xx")
+    states = PrefixStates(max_bytes=5)
+    first, second, third = ([k] * 12 for k in (1, 2, 3))  # 12 tokens: 8 may start them
+    states.put(first[:8], b"xx")
+    states.put(second[:8], b"yy")
+    assert states.longest(first)[0] == 8  # touch the first
+    states.put(third[:8], b"zz")  # over budget: the second goes
+    assert states.longest(second) == (0, None)
+    assert states.longest(first) == (8, b"xx")
 
 
 def test_disabled_store_saves_and_finds_nothing():
-    states = PrefixStates(block=2, max_bytes=100, enabled=False)
-    states.put([1, 2], b"xx")
-    assert states.longest([1, 2, 3]) == (0, None)
-    assert states.save_points([1, 2, 3]) == set()
+    states = PrefixStates(max_bytes=100, enabled=False)
+    states.put(list(range(8)), b"xx")
+    assert states.longest(list(range(12))) == (0, None)
+    assert states.save_points(list(range(12))) == set()
 
 
 def test_states_are_saved_periodically_before_the_last_token_and_where_prompts_part():
-    states = PrefixStates(block=4, max_bytes=100, save_every=8)
-    first = list(range(20))
-    assert states.save_points(first) == {8, 16, 19}
-    second = [*range(13), 99, 98, 97, 96, 95, 94]  # parts from the first at position 13
-    assert states.save_points(second) == {8, 12, 16, 18}
+    states = PrefixStates(max_bytes=100, save_every=16)
+    first = list(range(40))  # end 39, batched 36
+    assert states.save_points(first) == {16, 32, 39}
+    second = [*range(22), *range(100, 118)]  # parts from the first at 22
+    assert states.save_points(second) == {16, 20, 32, 39}
 
 
 def test_hit_rate_counts_reused_prompt_tokens():
-    states = PrefixStates(block=2, max_bytes=100)
+    states = PrefixStates(max_bytes=100)
     states.record(10, 0)
     states.record(10, 8)
     assert states.stats.hit_rate == 0.4
