@@ -20,6 +20,7 @@ from typing import Any, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
+from sane._turns import Turns
 from sane.errors import LLMError
 from sane.llm import _structured
 from sane.llm._budget import Budget
@@ -85,9 +86,7 @@ class LLMClient:
         if settings.router_path is not None:
             load_router(settings.router_path)  # a bad router file is bad input, up front
         self._rate_limits = RateLimits(settings.rate_limits)
-        self._serial_locks: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[str, asyncio.Lock]
-        ] = weakref.WeakKeyDictionary()
+        self._serial_turns = Turns()
 
     # ------------------------------------------------------------------ public
 
@@ -103,6 +102,12 @@ class LLMClient:
 
     def close(self) -> None:
         self._cache.close()
+
+    def serial_key(self, model: str) -> str | None:
+        """The resource `model`'s calls queue for when it serves one call at a time (an
+        embedded model), else None; a caller with a timeout of its own takes its turn
+        on that key first (`sane._turns`)."""
+        return resolve_route(model, self._settings, CallContext("serial_key", 0)).serial_key
 
     async def text(
         self,
@@ -276,10 +281,7 @@ class LLMClient:
 
     def _serial(self, route: Route) -> contextlib.AbstractAsyncContextManager[Any]:
         """Queue serial routes here, so waiting for the model never counts toward a timeout."""
-        if not route.serial:
-            return contextlib.nullcontext()
-        locks = self._serial_locks.setdefault(asyncio.get_running_loop(), {})
-        return locks.setdefault(route.litellm_model.split("/", 1)[0], asyncio.Lock())
+        return self._serial_turns.of(route.serial_key)
 
     async def _acompletion(
         self, model: str, route: Route, messages: list[dict[str, str]], params: dict[str, Any]

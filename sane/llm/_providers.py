@@ -41,6 +41,11 @@ class Route:
     via_router: bool = False  # sent through the client's litellm Router (sane.llm._router)
     serial: bool = False  # one call at a time (a local model): the timeout starts once it runs
 
+    @property
+    def serial_key(self) -> str | None:
+        """The resource a serial route's calls queue for (its provider), else None."""
+        return self.litellm_model.split("/", 1)[0] if self.serial else None
+
 
 RouteBuilder = Callable[[str, LLMSettings, CallContext], Route]
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 
@@ -90,7 +91,7 @@ class Layout:
         if self.batched > bounds[-1]:
             bounds.append(self.batched)
         ends: list[int] = []
-        for low, high in zip(bounds, bounds[1:], strict=False):
+        for low, high in pairwise(bounds):
             position = low
             while position < high:
                 size = min(high - position, BLOCK)

@@ -22,7 +22,12 @@ if TYPE_CHECKING:
 
 @runtime_checkable
 class Target(Protocol):
-    """A scorer under test. `score` may raise; the executor records that as an error."""
+    """A scorer under test. `score` may raise; the executor records that as an error.
+
+    A target whose calls queue for a resource that serves one at a time (a judge on an
+    embedded model) may name it in a `serial_key` attribute: the executor then gives its
+    calls turns on that key and starts each call's timeout when its turn comes.
+    """
 
     name: str
     contract: OutputContract

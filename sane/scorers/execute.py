@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from sane._turns import Turns
 from sane.errors import BudgetExceeded, LLMError, ScorerError
 from sane.records import (
     Case,
@@ -64,19 +65,29 @@ def _checked(target: Target, role: str, value: Any) -> float:
     return number
 
 
+SCORER_TURNS = Turns()  # calls of targets on a one-at-a-time resource (Target.serial_key)
+
+
 async def _guarded(target: Target, role: str, call: Any, timeout_s: float) -> Any:
-    """Await one scorer call under a timeout; every failure is a one-line ScorerError."""
+    """Await one scorer call under a timeout; every failure is a one-line ScorerError.
+
+    A target on a one-at-a-time resource waits for its turn first: the timeout is the
+    call's own, not the queue's (on a slow machine the queue for an embedded judge is
+    minutes long)."""
     where = f"target {target.name} on role {role}"
-    try:
-        return await asyncio.wait_for(call, timeout=timeout_s)
-    except TimeoutError as exc:
-        raise ScorerError(f"{where}: timed out after {timeout_s:g}s") from exc
-    except ScorerError as exc:
-        raise ScorerError(f"{where}: {_one_line(str(exc))}") from exc
-    except BudgetExceeded:
-        raise  # a budget stop ends the run (resumable); it is not this scorer's failure
-    except Exception as exc:  # the scorer's own failure, whatever it is
-        raise ScorerError(f"{where}: raised {type(exc).__name__}: {_one_line(str(exc))}") from exc
+    async with SCORER_TURNS.of(getattr(target, "serial_key", None)):
+        try:
+            return await asyncio.wait_for(call, timeout=timeout_s)
+        except TimeoutError as exc:
+            raise ScorerError(f"{where}: timed out after {timeout_s:g}s") from exc
+        except ScorerError as exc:
+            raise ScorerError(f"{where}: {_one_line(str(exc))}") from exc
+        except BudgetExceeded:
+            raise  # a budget stop ends the run (resumable); it is not this scorer's failure
+        except Exception as exc:  # the scorer's own failure, whatever it is
+            raise ScorerError(
+                f"{where}: raised {type(exc).__name__}: {_one_line(str(exc))}"
+            ) from exc
 
 
 def _check_fields(target: Target, role: str, record: dict[str, str]) -> None:

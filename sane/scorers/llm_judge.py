@@ -120,6 +120,7 @@ class LLMJudge:
     temperature: float | None = None
     reply: str = "text"
     deterministic: bool = False
+    serial_key: str | None = None  # an embedded model answers one call at a time (Target)
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -178,7 +179,14 @@ def build_llm_judge(config: TargetConfig, context: BuildContext) -> Target:
         llm=context.llm,
         temperature=config.temperature,
         reply=_reply_mode(config),
+        serial_key=_serial_key(context.llm, config.model),
     )
+
+
+def _serial_key(llm: object, model: str) -> str | None:
+    """Where the judge's calls queue (sane's LLM client knows; any other TextLLM: nowhere)."""
+    lookup = getattr(llm, "serial_key", None)
+    return lookup(model) if callable(lookup) else None
 
 
 def _reply_mode(config: TargetConfig) -> str:
