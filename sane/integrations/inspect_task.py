@@ -86,6 +86,9 @@ class _InspectModel:
             raise ScorerError(f"model error: {output.error}")
         return output.completion
 
+    def serial_key(self, model: str) -> str | None:
+        return None  # Inspect schedules its own model calls
+
 
 def _message(message: dict[str, str]) -> ChatMessage:
     kinds = {

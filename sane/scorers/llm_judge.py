@@ -41,6 +41,10 @@ class TextLLM(Protocol):
         max_tokens: int | None = None,
     ) -> str: ...
 
+    def serial_key(self, model: str) -> str | None:
+        """The resource `model`'s calls queue for, if it answers one at a time."""
+        ...
+
 
 def _environment() -> SandboxedEnvironment:
     return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
@@ -120,11 +124,16 @@ class LLMJudge:
     temperature: float | None = None
     reply: str = "text"
     deterministic: bool = False
-    serial_key: str | None = None  # an embedded model answers one call at a time (Target)
 
     @property
     def fields(self) -> tuple[str, ...]:
         return tuple(self.spec.fields)
+
+    @property
+    def serial_key(self) -> str | None:
+        """Where this judge's calls queue (an embedded model answers one at a time): the
+        executor gives them turns there (Target)."""
+        return self.llm.serial_key(self.model)
 
     def render(self, record: dict[str, str]) -> str:
         tags = field_tags(tuple(self.spec.fields))
@@ -179,14 +188,7 @@ def build_llm_judge(config: TargetConfig, context: BuildContext) -> Target:
         llm=context.llm,
         temperature=config.temperature,
         reply=_reply_mode(config),
-        serial_key=_serial_key(context.llm, config.model),
     )
-
-
-def _serial_key(llm: object, model: str) -> str | None:
-    """Where the judge's calls queue (sane's LLM client knows; any other TextLLM: nowhere)."""
-    lookup = getattr(llm, "serial_key", None)
-    return lookup(model) if callable(lookup) else None
 
 
 def _reply_mode(config: TargetConfig) -> str:

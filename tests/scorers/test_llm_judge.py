@@ -36,6 +36,9 @@ class FakeLLM:
         )
         return self.replies[len(self.calls) - 1]
 
+    def serial_key(self, model: str) -> str | None:
+        return None
+
 
 def judge(spec: ScorerSpec, base: Path, llm: FakeLLM, prompt: str | None = None, **extra):
     context = BuildContext(spec=spec, base_dir=base, llm=llm)
