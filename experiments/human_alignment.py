@@ -39,11 +39,11 @@ from rich.console import Console
 from rich.table import Table
 
 import sane
+from sane.analyses.human_alignment import human_benchmark
 from sane.errors import SaneError
 from sane.generators import get_generator
 from sane.llm import LLMSettings
 from sane.report import build_report
-from sane.analyses.human_alignment import human_benchmark
 from sane.suites.store import SuiteStore
 
 HERE = Path(__file__).resolve().parent

@@ -413,6 +413,36 @@ def _generate(
     return generated, text
 
 
+def next_token_logprobs(
+    name: str, messages: list[dict[str, str]], reply_start: str, words: list[str]
+) -> dict[str, float]:
+    """Log-probability of each word's first token right after `reply_start`.
+
+    The reply is started in the prompt (e.g. `{"answer": "`), so the next token is
+    the answer itself: an oracle's answer read without sampling, for probes that
+    need the model's preference rather than one draw (`experiments/oracle_logits.py`).
+    Evaluated in the same fixed layout as `chat`, from any reusable prefix.
+    """
+    import llama_cpp
+    import numpy as np
+
+    model = load(name)
+    llm = model.llm
+    with model.lock:
+        tokens, _ = prompt_tokens(llm, messages)
+        tokens += llm.tokenize(reply_start.encode("utf-8"), add_bos=False, special=False)
+        if len(tokens) + 1 > N_CTX:
+            raise LLMError(PROVIDER_PREFIX + model_name(name), "the prompt is over the context")
+        _prefill(model, tokens)
+        logits = np.ctypeslib.as_array(
+            llama_cpp.llama_get_logits_ith(llm.ctx, -1), shape=(llm.n_vocab(),)
+        ).astype(np.float64)
+    top = logits.max()
+    log_total = top + float(np.log(np.exp(logits - top).sum()))
+    first = {w: llm.tokenize(w.encode("utf-8"), add_bos=False, special=False)[0] for w in words}
+    return {word: float(logits[token] - log_total) for word, token in first.items()}
+
+
 def chat(
     name: str,
     messages: list[dict[str, str]],

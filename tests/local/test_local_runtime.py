@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 import random
 from pathlib import Path
 
@@ -127,6 +128,21 @@ def test_a_prompt_over_the_context_window_is_an_error_not_a_crash():
     huge = "word " * (llama.N_CTX + 200)
     with pytest.raises(LLMError, match="context window"):
         llama.chat(QWEN, [{"role": "user", "content": huge}], max_tokens=4)
+
+
+def test_next_token_logprobs_read_the_started_reply_the_same_with_reuse_or_without():
+    """An oracle's answer read without sampling (experiments/oracle_logits.py): finite
+    log-probabilities of the words' first tokens, and the same bits whether the prompt was
+    evaluated fresh or from the KV the previous call left (the fixed layout)."""
+    model = llama.load("local/smollm2-135m")
+    question = [{"role": "user", "content": "Is the sky blue on a clear day? yes or no"}]
+    model.forget()
+    fresh = llama.next_token_logprobs("local/smollm2-135m", question, '{"answer": "', ["yes", "no"])
+    again = llama.next_token_logprobs("local/smollm2-135m", question, '{"answer": "', ["yes", "no"])
+    assert fresh == again
+    assert all(value < 0 for value in fresh.values())
+    assert sum(math.exp(v) for v in fresh.values()) <= 1.0
+    assert fresh["yes"] != fresh["no"]
 
 
 def test_smollm2_chats():
