@@ -30,7 +30,7 @@ if [ "$installed" = "${LLAMA_CPP#*==}" ] && "$PY" "$CPU_BUILD" check >/dev/null 
     echo "install_models: llama-cpp-python already built with run-time CPU dispatch"
 else
     CMAKE_ARGS="$("$PY" "$CPU_BUILD" cmake-args)"
-    echo "install_models: building $LLAMA_CPP from source (about 8 minutes on two cores) with CMAKE_ARGS=$CMAKE_ARGS"
+    echo "install_models: building $LLAMA_CPP from source (8 to 15 minutes on two cores) with CMAKE_ARGS=$CMAKE_ARGS"
     CMAKE_ARGS="$CMAKE_ARGS" FORCE_CMAKE=1 pip_install --no-cache-dir --no-binary llama-cpp-python \
         --force-reinstall --no-deps "$LLAMA_CPP"
     pip_install "$LLAMA_CPP"  # its pure-Python dependencies
