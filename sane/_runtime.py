@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, TypeVar
 
 from sane.errors import BudgetExceeded
 from sane.panel.oracle import OraclePanel
-from sane.records import Example, PanelDecision, Question, Recipe, RunConfig, ScorerSpec
+from sane.records import (
+    Example,
+    ExecuteConfig,
+    PanelDecision,
+    Question,
+    Recipe,
+    RunConfig,
+    ScorerSpec,
+)
 from sane.scorers.base import Target
 from sane.suites.store import SuiteStore
 
@@ -57,9 +65,7 @@ class RunContext:
     panel: OraclePanel
     targets: dict[str, Target] = field(default_factory=dict)
     definitions: dict[str, str] = field(default_factory=dict)  # target -> definition_sha256
-    repeats: int = 1
-    timeout_s: float = 60.0
-    tolerance_floor: float = 0.05
+    execution: ExecuteConfig = field(default_factory=ExecuteConfig)
     progress: Progress = _no_progress
     flows: RecipeFlows | None = None  # set by sane.stages.plan_recipe_flows
 

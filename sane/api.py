@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sane.errors import InputError
-from sane.records import ExecutionRecord, RunConfig, SuiteSnapshot
+from sane.records import ExecuteConfig, ExecutionRecord, RunConfig, Stage, SuiteSnapshot
 from sane.report import Report, code_fingerprint
 from sane.suites.store import SuiteStore, read_stored_report
 
@@ -156,25 +156,33 @@ def _adopt_spec_targets(store: SuiteStore) -> None:
 def execute(
     suite: str | Path,
     *,
-    targets: list[str] | None = None,
+    config: ExecuteConfig | None = None,
     spec: str | Path | None = None,
-    repeats: int = 1,
-    timeout_s: float = 60.0,
-    tolerance_floor: float = 0.05,
     llm: LLMSettings | None = None,
     progress: Progress | None = None,
+    **options: Any,
 ) -> list[ExecutionRecord]:
     """Run a generated suite's validated families against its targets (or the named ones).
+
+    The execution is described by ``config`` (an `ExecuteConfig`, built and checked by
+    :func:`sane.run_config.execute_config`) or, equivalently, by its fields as keywords
+    (``targets=``, ``repeats=``, ``timeout_s=``, ``tolerance_floor=``).
 
     ``spec`` first adds or replaces targets from another spec of the same scorer, so judge
     versions are compared on one suite over time; a replaced definition is measured again.
     """
     from sane import workflow
     from sane.llm import require_prices
+    from sane.run_config import execute_config
+
+    if config is None:
+        config = execute_config(**options)
+    elif options:
+        raise TypeError(f"execute takes a config or its fields, not both: {sorted(options)}")
 
     store = SuiteStore(suite, writer=True)
     try:
-        if not store.is_done("families"):
+        if not store.is_done(Stage.families):
             raise InputError(
                 str(store.path),
                 None,
@@ -184,7 +192,7 @@ def execute(
         if spec is not None:
             add_targets(store, spec)
         client = _client(store, llm)
-        chosen = build_targets(store, client, targets)
+        chosen = build_targets(store, client, config.targets)
         judges = [t.model for t in store.spec().targets if t.name in chosen and t.model]
         require_prices(judges, llm, "judge targets")
         context = _context(
@@ -193,9 +201,7 @@ def execute(
             progress,
             targets=chosen,
             definitions={t.config.name: t.definition_sha256 for t in store.targets()},
-            repeats=repeats,
-            timeout_s=timeout_s,
-            tolerance_floor=tolerance_floor,
+            execution=config,
         )
         asyncio.run(workflow.run(context, "execute"))
         return [e for e in store.executions() if e.target in chosen]

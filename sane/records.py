@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from sane._record import Record
+from sane.requirements import Requirement  # noqa: F401 - re-exported
 from sane.relations import (  # noqa: F401 - the relation records, re-exported
     AtLevelRelation,
     CombinedRelation,
@@ -50,17 +51,6 @@ class Stage(StrEnum):
 
 
 # --------------------------------------------------------------------------- spec
-
-
-class Requirement(str, Enum):
-    """The six fixed behavioral requirements (DESIGN section 2)."""
-
-    monotonicity = "monotonicity"
-    subadditivity = "subadditivity"
-    repeatability = "repeatability"
-    robustness = "robustness"
-    dynamic_range = "dynamic_range"
-    calibration = "calibration"
 
 
 class OutputContract(Record):
@@ -336,6 +326,17 @@ class RunConfig(Record):
     @property
     def threshold(self) -> int:
         return self.tau if self.tau is not None else self.cases // 2 + 1
+
+
+class ExecuteConfig(Record):
+    """How a suite's validated families are run against its targets. Not stored with the
+    suite: each `sane execute` says it (`sane.run_config.execute_config` builds and checks it
+    for the CLI, the Python API and baselines)."""
+
+    targets: list[str] | None = None  # by name; None: every target the suite holds
+    repeats: int = Field(default=1, ge=1)  # scores per variant
+    timeout_s: float = Field(default=60.0, gt=0)  # per scorer call, unless a target sets one
+    tolerance_floor: float = Field(default=0.05, ge=0)  # the least tolerance a check uses
 
 
 class SuiteSnapshot(Record):

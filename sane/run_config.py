@@ -1,8 +1,9 @@
-"""The one place a generating run's configuration is built and checked.
+"""The one place a run's configuration is built and checked.
 
 `sane generate`, `sane baseline`, `sane generate --dry-run` (the estimator), the
-Python API and the benchmarks all describe a run with the same `RunConfig`
-(stored with the suite); this builds it from keyword options and refuses a bad
+Python API and the benchmarks all describe a generating run with the same `RunConfig`
+(stored with the suite), and an execution with the same `ExecuteConfig` (`sane execute`,
+`sane baseline`, the API); this builds each from keyword options and refuses a bad
 value as bad input naming the command-line option, before any work is done.
 """
 
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from pydantic import ValidationError
+
 from sane.errors import InputError
-from sane.records import PanelKind, RunConfig
+from sane.records import ExecuteConfig, PanelKind, RunConfig
 
 
 def run_config(*, model: str, oracle_models: list[str] | None = None, **options: Any) -> RunConfig:
@@ -30,6 +33,25 @@ def run_config(*, model: str, oracle_models: list[str] | None = None, **options:
     if config.exhaustive and config.stop_at_tau:
         raise InputError(None, "--stop-at-tau", "cannot be combined with --exhaustive")
     return config
+
+
+# The command-line option that sets each field, for bad-input messages.
+EXECUTE_OPTIONS = {
+    "targets": "--target",
+    "repeats": "--repeats",
+    "timeout_s": "--timeout",
+    "tolerance_floor": "--tolerance-floor",
+}
+
+
+def execute_config(**options: Any) -> ExecuteConfig:
+    """A checked `ExecuteConfig`; a bad value is bad input naming its command-line option."""
+    try:
+        return ExecuteConfig(**options)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        field = str(problem["loc"][0]) if problem["loc"] else ""
+        raise InputError(None, EXECUTE_OPTIONS.get(field, field), problem["msg"]) from None
 
 
 def check_models(config: RunConfig) -> None:

@@ -388,7 +388,7 @@ def _executable_cases(ctx: RunContext) -> list[tuple[Recipe, Case]]:
 def _timeout(ctx: RunContext, name: str) -> float:
     """A target's own `timeout_s` from the spec, else the run's `--timeout`."""
     own = next((t.timeout_s for t in ctx.spec.targets if t.name == name), None)
-    return own if own is not None else ctx.timeout_s
+    return own if own is not None else ctx.execution.timeout_s
 
 
 async def _tolerance(ctx: RunContext, name: str, target: Target, sample: list[Example]) -> float:
@@ -398,7 +398,7 @@ async def _tolerance(ctx: RunContext, name: str, target: Target, sample: list[Ex
         return float(stored["tolerance"])
     ctx.progress(f"{Stage.tolerance.label} {name}", 0, 1)
     estimate = await estimate_tolerance(
-        target, sample, ctx.spec.output, floor=ctx.tolerance_floor, timeout_s=_timeout(ctx, name)
+        target, sample, ctx.spec.output, floor=ctx.execution.tolerance_floor, timeout_s=_timeout(ctx, name)
     )
     ctx.store.put_tolerance(name, estimate.model_dump(mode="json"))
     ctx.progress(f"{Stage.tolerance.label} {name}", 1, 1)
@@ -459,14 +459,14 @@ async def _execute_target(
                 ),
             )
         return
-    batch = [item for item in todo if batchable(target, *item, ctx.repeats)]
-    single = [item for item in todo if not batchable(target, *item, ctx.repeats)]
+    batch = [item for item in todo if batchable(target, *item, ctx.execution.repeats)]
+    single = [item for item in todo if not batchable(target, *item, ctx.execution.repeats)]
     work: list[list[tuple[Recipe, Case]]] = [
         batch[i : i + BATCH_CASES] for i in range(0, len(batch), BATCH_CASES)
     ] + [[item] for item in single]
 
     async def one(items: list[tuple[Recipe, Case]]) -> None:
-        repeats, timeout_s = ctx.repeats, _timeout(ctx, name)
+        repeats, timeout_s = ctx.execution.repeats, _timeout(ctx, name)
         if len(items) == 1 and not batchable(target, *items[0], repeats):
             recipe, case = items[0]
             records = [

@@ -14,10 +14,10 @@ from typing import Any
 
 from sane import api
 from sane._runtime import Progress, _no_progress
-from sane.analyses.generator_comparison import Comparison, compare_suites
+from sane.analyses.generator_comparison import Comparison, compare_generators
 from sane.generators.base import get_generator
 from sane.llm import LLMSettings
-from sane.records import RunConfig
+from sane.records import ExecuteConfig, RunConfig
 from sane.run_config import run_config
 from sane.suites.store import SuiteStore
 
@@ -44,9 +44,7 @@ def run_baseline(
     config: RunConfig | None = None,
     examples: str | Path | None = None,
     execute: bool = True,
-    targets: list[str] | None = None,
-    repeats: int = 1,
-    timeout_s: float = 60.0,
+    execution: ExecuteConfig | None = None,
     llm: LLMSettings | None = None,
     progress: Progress = _no_progress,
     **options: Any,
@@ -54,7 +52,8 @@ def run_baseline(
     """Generate (and execute) one suite per generator, ``derived`` first; compare them.
 
     Every suite gets the same run configuration (``config``, or its fields as keywords,
-    as :func:`sane.api.generate` takes them) with its own generator."""
+    as :func:`sane.api.generate` takes them) with its own generator, and every suite is
+    executed with the same `execution` (default: every target, one repeat)."""
     config = config or run_config(**options)
     names = [REFERENCE, *dict.fromkeys(g for g in generators if g != REFERENCE)]
     for name in names:
@@ -74,13 +73,11 @@ def run_baseline(
         if execute and _declares_targets(path):
             api.execute(
                 path,
-                targets=targets,
-                repeats=repeats,
-                timeout_s=timeout_s,
+                config=execution or ExecuteConfig(),
                 llm=llm,
                 progress=_prefixed(progress, name),
             )
-    return compare_suites(paths)
+    return compare_generators(paths)
 
 
 def _declares_targets(path: Path) -> bool:

@@ -26,7 +26,7 @@ from sane.report import Report, build_report
 from sane.report.formatting import markdown_environment
 from sane.stats import ThresholdRow
 from sane.suites.store import SuiteStore
-from sane.validators.families import aligned_recipe_ids
+from sane.validators.families import aligned_recipe_ids, is_validated
 
 
 class Rates(Record):
@@ -119,7 +119,7 @@ def _validated_by_requirement(snapshot: SuiteSnapshot, report: Report) -> dict[s
     requirement = {recipe.id: recipe.requirement.value for recipe in snapshot.recipes}
     counts: dict[str, int] = {}
     for family in snapshot.families:
-        if family.joint_valid >= report.validity.tau and family.recipe_id in requirement:
+        if is_validated(family.joint_valid, report.validity.tau) and family.recipe_id in requirement:
             key = requirement[family.recipe_id]
             counts[key] = counts.get(key, 0) + 1
     return dict(sorted(counts.items()))
@@ -165,7 +165,7 @@ def column(
     )
 
 
-def compare_snapshots(items: list[tuple[SuiteSnapshot, str | Path]]) -> Comparison:
+def compare_generator_snapshots(items: list[tuple[SuiteSnapshot, str | Path]]) -> Comparison:
     """Compare suites generated for the same scorer and examples (first = reference)."""
     if not items:
         raise InputError(None, None, "nothing to compare")
@@ -189,7 +189,7 @@ def compare_snapshots(items: list[tuple[SuiteSnapshot, str | Path]]) -> Comparis
     )
 
 
-def compare_suites(paths: list[str | Path]) -> Comparison:
+def compare_generators(paths: list[str | Path]) -> Comparison:
     """Open each suite file and compare them (first = reference)."""
     items = []
     for path in paths:
@@ -198,7 +198,7 @@ def compare_suites(paths: list[str | Path]) -> Comparison:
             items.append((store.snapshot(), path))
         finally:
             store.close()
-    return compare_snapshots(items)
+    return compare_generator_snapshots(items)
 
 
 # ------------------------------------------------------------------ markdown

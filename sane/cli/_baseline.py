@@ -23,11 +23,12 @@ from sane.cli._common import (
     out,
     progress_display,
 )
+from sane.cli._execute_options import execute_options
 from sane.cli._llm_options import llm_options
 from sane.cli._run_options import run_options
 from sane.errors import InputError
 from sane.llm import LLMSettings
-from sane.records import RunConfig
+from sane.records import ExecuteConfig, RunConfig
 
 FORMATS = ("md", "json")
 
@@ -42,6 +43,7 @@ def _render(comparison: Any, format: str) -> str:
 
 @app.command()
 @llm_options()
+@execute_options()
 @run_options(
     "model", "oracle_model", "votes", "cases", "tau", "seed", "capabilities", "recipes", "panel"
 )
@@ -57,14 +59,10 @@ def baseline(
     ] = None,
     examples: Annotated[Path | None, typer.Option(help="Examples JSONL (overrides spec).")] = None,
     execute: Annotated[bool, typer.Option(help="Run the spec's targets on both suites.")] = True,
-    target: Annotated[
-        list[str] | None, typer.Option(metavar="NAME", help="Target name(s); default all.")
-    ] = None,
-    repeats: Annotated[int, typer.Option(min=1, help="Scores per variant.")] = 1,
-    timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
     format: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
     out_file: Annotated[Path | None, typer.Option("--out", help="Write here, not stdout.")] = None,
     run: RunConfig | None = None,  # from the run options (sane.cli._run_options)
+    execution: ExecuteConfig | None = None,  # from the execution options
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
     quiet: Quiet = False,
 ) -> None:
@@ -82,9 +80,7 @@ def baseline(
                 config=run,
                 examples=examples,
                 execute=execute,
-                targets=target,
-                repeats=repeats,
-                timeout_s=timeout,
+                execution=execution,
                 llm=llm,
                 progress=progress,
             )

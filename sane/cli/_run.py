@@ -18,10 +18,11 @@ from sane.cli._common import (
     print_validity,
     progress_display,
 )
+from sane.cli._execute_options import execute_options
 from sane.cli._llm_options import llm_options
 from sane.cli._run_options import run_options
 from sane.llm import LLMSettings
-from sane.records import RunConfig
+from sane.records import ExecuteConfig, RunConfig
 
 
 @app.command()
@@ -63,11 +64,9 @@ def generate(
 
 @app.command()
 @llm_options()
+@execute_options()
 def execute(
     suite: Annotated[Path, typer.Argument(help="Suite file.")],
-    target: Annotated[
-        list[str] | None, typer.Option(metavar="NAME", help="Target name(s); default all.")
-    ] = None,
     spec: Annotated[
         str | None,
         typer.Option(
@@ -75,8 +74,7 @@ def execute(
             "criterion and fields) before running."
         ),
     ] = None,
-    repeats: Annotated[int, typer.Option(min=1, help="Scores per variant.")] = 1,
-    timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
+    execution: ExecuteConfig | None = None,  # from the execution options
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
     quiet: Quiet = False,
 ) -> None:
@@ -86,10 +84,8 @@ def execute(
     with errors_to_exit_codes(), progress_display(not quiet) as progress:
         records = api.execute(
             suite,
-            targets=target,
+            config=execution,
             spec=spec,
-            repeats=repeats,
-            timeout_s=timeout,
             llm=llm,
             progress=progress,
         )

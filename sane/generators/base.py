@@ -40,7 +40,7 @@ class Generator(Protocol):
 
 Factory = Callable[[str | None], Generator]
 KINDS: Registry[Factory] = Registry("generator")
-LISTERS: dict[str, Callable[[], list[str]]] = {}
+LISTERS: Registry[Callable[[], list[str]]] = Registry("generator lister")
 
 
 def register_generator(

@@ -42,6 +42,7 @@ from sane.records import (
     Case,
     Recipe,
     ScorerSpec,
+    Stage,
     SuiteSnapshot,
     TargetConfig,
     Verdict,
@@ -133,7 +134,7 @@ def load_suite(
     path = Path(suite)
     store = SuiteStore(path, readonly=True)
     try:
-        if not store.is_done("families"):
+        if not store.is_done(Stage.families):
             raise InputError(
                 str(path), None, "suite generation is not finished; rerun `sane generate`"
             )

@@ -2,8 +2,9 @@
 
 Callers ask for text or a pydantic object; the client looks the call up in the
 SQLite cache (a hit replays exactly and costs nothing), otherwise checks the
-budget, waits for a concurrency slot and calls litellm, retrying transient
-provider errors with backoff. Every attempt, cached or not, failed or not, is
+budget, waits for a concurrency slot and calls the model (through litellm, or through the
+OpenAI SDK for a self-hosted OpenAI-compatible server: sane.llm._openai_http), retrying
+transient provider errors with backoff. Every attempt, cached or not, failed or not, is
 reported through `on_call` as a CallRecord, and only successful responses are
 stored, so a rerun retries what failed. A cached record carries the tokens of
 the original response but cost 0.0: nothing was spent this time.
@@ -22,11 +23,11 @@ from pydantic import BaseModel
 
 from sane._turns import Turns
 from sane.errors import LLMError
-from sane.llm import _structured
+from sane.llm import _openai_http, _structured
 from sane.llm._budget import Budget
 from sane.llm._cache import CachedResponse, ResponseCache, call_key
 from sane.llm._litellm import ensure_litellm_ready
-from sane.llm._providers import CallContext, Route, resolve_route
+from sane.llm._providers import OPENAI_PREFIX, CallContext, Route, resolve_route, server_model
 from sane.llm._retry import backoff_delay, is_transient
 from sane.llm._router import RateLimits, RouterHolder, load_router
 from sane.llm._secrets import redact
@@ -87,6 +88,7 @@ class LLMClient:
             load_router(settings.router_path)  # a bad router file is bad input, up front
         self._rate_limits = RateLimits(settings.rate_limits)
         self._serial_turns = Turns()
+        self._endpoints = _openai_http.Endpoints(settings.timeout_s)
 
     # ------------------------------------------------------------------ public
 
@@ -226,7 +228,7 @@ class LLMClient:
                     await bucket.acquire()  # waiting for the rate limit holds no slot
                 async with self._slot(), self._serial(route):
                     started = time.monotonic()
-                    response = await self._acompletion(model, route, messages, params)
+                    response, cost = await self._acompletion(model, route, messages, params)
                 text = _reply_text(response)
             except Exception as error:  # noqa: BLE001 - every provider failure is recorded
                 message = self._safe(f"{type(error).__name__}: {error}")
@@ -258,7 +260,7 @@ class LLMClient:
                 text=text,
                 prompt_tokens=_usage(response, "prompt_tokens"),
                 completion_tokens=_usage(response, "completion_tokens"),
-                cost=_cost(response) if route.priced else 0.0,
+                cost=cost if route.priced else 0.0,
                 latency_s=latency,
             )
             self._cache.put(entry)
@@ -285,7 +287,29 @@ class LLMClient:
 
     async def _acompletion(
         self, model: str, route: Route, messages: list[dict[str, str]], params: dict[str, Any]
-    ) -> Any:
+    ) -> tuple[Any, float]:
+        """The provider's response and its price, by the route's transport: the OpenAI SDK
+        for a self-hosted OpenAI-compatible server (directly, or a router group of them),
+        litellm for everything else."""
+        if route.direct:
+            return await self._direct(
+                route.litellm_model,
+                route.kwargs["api_base"],
+                route.kwargs.get("api_key"),
+                messages,
+                params,
+            )
+        if route.via_router:
+            group = self._router.direct(model, route.litellm_model)
+            if group is not None:
+                with group.pick() as server:
+                    return await self._direct(
+                        f"{OPENAI_PREFIX}/{server.model}",
+                        server.base_url,
+                        server.api_key,
+                        messages,
+                        params,
+                    )
         kwargs: dict[str, Any] = {
             "model": route.litellm_model,
             "messages": messages,
@@ -302,9 +326,28 @@ class LLMClient:
         if route.via_router:
             complete = self._router.get(model, route.litellm_model).acompletion
             del kwargs["max_retries"]
-        return await asyncio.wait_for(
+        response = await asyncio.wait_for(
             complete(**kwargs), self._settings.timeout_s + TIMEOUT_GRACE_S
         )
+        return response, _cost(response)
+
+    async def _direct(
+        self,
+        model: str,
+        base_url: str,
+        api_key: str | None,
+        messages: list[dict[str, str]],
+        params: dict[str, Any],
+    ) -> tuple[Any, float]:
+        """One call to an OpenAI-compatible server (`model` is `openai/NAME`)."""
+        response = await asyncio.wait_for(
+            self._endpoints.complete(server_model(model), base_url, api_key, messages, params),
+            self._settings.timeout_s + TIMEOUT_GRACE_S,
+        )
+        cost = _openai_http.price(
+            model, _usage(response, "prompt_tokens"), _usage(response, "completion_tokens")
+        )
+        return response, cost
 
 
 def _reply_text(response: Any) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sane._registry import Registry
 from sane.errors import InputError
 
 ModelCheck = Callable[[str], str | None]
@@ -44,7 +45,10 @@ def _litellm(model: str) -> str | None:
     return None
 
 
-MODEL_CHECKS: dict[str, ModelCheck] = {"scripted": _scripted, "local": _local}
+# How a model string's route prefix is checked; any other prefix is litellm's to serve.
+MODEL_CHECKS: Registry[ModelCheck] = Registry("model route")
+MODEL_CHECKS.register("scripted")(_scripted)
+MODEL_CHECKS.register("local")(_local)
 
 
 def model_problem(model: str) -> str | None:

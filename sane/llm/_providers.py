@@ -1,10 +1,12 @@
-"""Model routing: a registry from a model-string prefix to how litellm is called.
+"""Model routing: a registry from a model-string prefix to how a model is called.
 
-Every model, including the scripted test model and the embedded local models,
-goes through `litellm.acompletion`, so caching, retries and call records are
-uniform. A route says which model string litellm sees, what extra arguments
-it gets and whether litellm can price the call. Custom litellm providers
-(CustomLLM handlers) register here too, by provider name.
+Every model, including the scripted test model and the embedded local models, goes
+through one client, so caching, retries and call records are uniform. A route says which
+model string litellm sees, what extra arguments it gets and whether litellm can price the
+call; a self-hosted OpenAI-compatible server (`openai/NAME` with an API base) is called
+directly with the OpenAI SDK instead (`direct`, sane.llm._openai_http), which costs a
+fraction of litellm's CPU per call. Custom litellm providers (CustomLLM handlers) register
+here too, by provider name.
 """
 
 from __future__ import annotations
@@ -38,13 +40,23 @@ class Route:
     kwargs: dict[str, Any] = field(default_factory=dict)
     priced: bool = True
     key_extra: dict[str, Any] = field(default_factory=dict)
-    via_router: bool = False  # sent through the client's litellm Router (sane.llm._router)
+    via_router: bool = False  # sent through the client's router (sane.llm._router)
+    # an OpenAI-compatible server at kwargs["api_base"], called with the OpenAI SDK
+    direct: bool = False
     serial: bool = False  # one call at a time (a local model): the timeout starts once it runs
 
     @property
     def serial_key(self) -> str | None:
         """The resource a serial route's calls queue for (its provider), else None."""
         return self.litellm_model.split("/", 1)[0] if self.serial else None
+
+
+OPENAI_PREFIX = "openai"  # litellm's prefix for any OpenAI-compatible server
+
+
+def server_model(model: str) -> str:
+    """The model name an OpenAI-compatible server knows (`openai/NAME` -> NAME)."""
+    return model.removeprefix(f"{OPENAI_PREFIX}/")
 
 
 RouteBuilder = Callable[[str, LLMSettings, CallContext], Route]
@@ -65,7 +77,8 @@ def plain_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
     if settings.api_key is not None:
         kwargs["api_key"] = settings.api_key
     extra = {"api_base": settings.api_base} if settings.api_base is not None else {}
-    return Route(model, kwargs, key_extra=extra)
+    direct = settings.api_base is not None and model.startswith(f"{OPENAI_PREFIX}/")
+    return Route(model, kwargs, key_extra=extra, direct=direct)
 
 
 def resolve_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:

@@ -7,6 +7,13 @@ falls back as the file says. The client still does the retries itself (the
 router's own are off), so every attempt stays visible in the call records, and
 the cache key is the router model string, whichever deployment answered.
 
+A group whose deployments are all OpenAI-compatible servers (`openai/NAME` with an
+`api_base`, nothing else) in a file that asks for no more than simple-shuffle or
+least-busy routing is dispatched by sane itself: each call goes to the deployment with
+the fewest calls in flight, through the OpenAI SDK (sane.llm._openai_http), at a
+fraction of litellm Router's CPU per call. Anything else in the file (fallbacks,
+per-deployment rpm, another strategy) sends the calls through litellm's Router.
+
 Rate limits are requests per minute per provider prefix (`openai`, `router`,
 ...), enforced by a leaky bucket before a call takes a concurrency slot.
 
@@ -23,9 +30,12 @@ A router file::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -36,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sane.errors import InputError, LLMError
 from sane.llm._models import MODEL_CHECKS
-from sane.llm._providers import CallContext, Route, register_route
+from sane.llm._providers import OPENAI_PREFIX, CallContext, Route, register_route, server_model
 from sane.llm._secrets import SECRET_PARAM
 from sane.llm._settings import LLMSettings
 
@@ -86,6 +96,79 @@ def load_router(path: Path) -> tuple[Any, set[str]]:
     return router, {d.model_name for d in parsed.model_list}
 
 
+@dataclass
+class DirectDeployment:
+    """One OpenAI-compatible server of a group sane dispatches itself."""
+
+    model: str  # the server's model name (no provider prefix)
+    base_url: str
+    api_key: str | None
+    in_flight: int = 0
+
+
+class DirectGroup:
+    """The deployments of one router model, chosen least-busy (ties in turn)."""
+
+    def __init__(self, deployments: list[DirectDeployment]) -> None:
+        self.deployments = deployments
+        self._turn = 0
+
+    @contextlib.contextmanager
+    def pick(self) -> Iterator[DirectDeployment]:
+        """The deployment with the fewest calls in flight, held for the call."""
+        count = len(self.deployments)
+        order = [self.deployments[(self._turn + i) % count] for i in range(count)]
+        chosen = min(order, key=lambda d: d.in_flight)  # the first of the least busy
+        self._turn = (self._turn + 1) % count
+        chosen.in_flight += 1
+        try:
+            yield chosen
+        finally:
+            chosen.in_flight -= 1
+
+
+DIRECT_STRATEGIES = frozenset({"simple-shuffle", "least-busy"})
+DIRECT_PARAMS = frozenset({"model", "api_base", "api_key"})
+
+
+def direct_groups(parsed: RouterFile) -> dict[str, DirectGroup]:
+    """The groups sane can dispatch itself: none when the file asks litellm's Router for
+    more than simple-shuffle or least-busy routing; otherwise every group whose deployments
+    are all `openai/NAME` servers with an api_base and no other setting."""
+    settings = parsed.router_settings
+    if set(settings) - {"routing_strategy"} or (
+        settings.get("routing_strategy", "simple-shuffle") not in DIRECT_STRATEGIES
+    ):
+        return {}
+    groups: dict[str, list[Deployment]] = {}
+    for deployment in parsed.model_list:
+        groups.setdefault(deployment.model_name, []).append(deployment)
+
+    def direct(d: Deployment) -> bool:
+        params = d.litellm_params
+        return (
+            not d.model_extra
+            and set(params) <= DIRECT_PARAMS
+            and str(params.get("model", "")).startswith(f"{OPENAI_PREFIX}/")
+            and bool(params.get("api_base"))
+        )
+
+    return {
+        name: DirectGroup(
+            [
+                DirectDeployment(
+                    server_model(str(d.litellm_params["model"])),
+                    str(d.litellm_params["api_base"]),
+                    d.litellm_params.get("api_key"),
+                )
+                for d in deployments
+            ]
+        )
+        for name, deployments in groups.items()
+        if all(direct(d) for d in deployments)
+    }
+
+
 class RouterHolder:
     """The client's router, loaded on first use; `router/NAME` must name a model group."""
 
@@ -93,16 +176,24 @@ class RouterHolder:
         self._path = path
         self._router: Any = None
         self._names: set[str] = set()
+        self._direct: dict[str, DirectGroup] = {}
 
     def get(self, model: str, group: str) -> Any:
+        """The litellm Router that serves `group`."""
         if self._path is None:
             raise LLMError(model, "a router/NAME model needs a router file (--router FILE)")
         if self._router is None:
             self._router, self._names = load_router(self._path)
+            self._direct = direct_groups(_parse(self._path))
         if group not in self._names:
             known = ", ".join(sorted(self._names))
             raise LLMError(model, f"the router file has no model '{group}' (known: {known})")
         return self._router
+
+    def direct(self, model: str, group: str) -> DirectGroup | None:
+        """The deployments sane dispatches itself for `group`, or None: litellm's Router."""
+        self.get(model, group)
+        return self._direct.get(group)
 
 
 class RateLimits:
@@ -129,11 +220,14 @@ class RateLimits:
         return buckets[provider]
 
 
+def _parse(path: Path) -> RouterFile:
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    return RouterFile.model_validate(data)
+
+
 def _group(path: Path, group: str) -> list[dict[str, Any]]:
     """The litellm_params of the deployments behind one router model name."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    parsed = RouterFile.model_validate(data)
-    return [dict(d.litellm_params) for d in parsed.model_list if d.model_name == group]
+    return [dict(d.litellm_params) for d in _parse(path).model_list if d.model_name == group]
 
 
 def deployment_models(path: Path, group: str) -> list[str]:

@@ -42,7 +42,7 @@ from sane.records import (
     PanelDecision,
     Recipe,
 )
-from sane.relations import mirror
+from sane.relations import kind_of, mirror
 
 PREFIX = "control:"
 MAX_FALSE_ACCEPT = 0.10  # above this share of accepted negative controls, the panel fails
@@ -62,11 +62,6 @@ def mirror_id(recipe_id: str) -> str:
     return f"{PREFIX}mirror:{recipe_id}"
 
 
-# Kinds whose mirror contradicts them: at most one of the pair can fit a criterion. (For
-# no_increase / no_decrease both can hold, e.g. for a change that does not matter.)
-CONTRADICTED_BY_MIRROR = frozenset({"decrease", "increase", "ordered", "at_level"})
-
-
 def mirrored_recipe(recipe: Recipe) -> Recipe | None:
     """The recipe claiming the opposite direction, or None when no such contradiction exists.
 
@@ -74,7 +69,7 @@ def mirrored_recipe(recipe: Recipe) -> Recipe | None:
     by anything but the claimed direction. It is stored under `mirror_id`.
     """
     flipped = mirror(recipe.relation)
-    if recipe.relation.kind not in CONTRADICTED_BY_MIRROR or flipped == recipe.relation:
+    if not kind_of(recipe.relation).mirror_contradicts or flipped == recipe.relation:
         return None
     return recipe.model_copy(update={"relation": flipped})
 

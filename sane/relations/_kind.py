@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from sane._record import Record
 from sane._registry import Registry
+from sane.requirements import Requirement
 
 EPS = 1e-9
 """Slack for float comparisons: a difference exactly equal to the tolerance is within it."""
@@ -52,8 +53,9 @@ Checker = Callable[[Any, Scores, float, bool], RelationResult]
 class RelationKind:
     """One kind of expected relation, complete (a test walks every kind to prove it).
 
-    - `record`: the pydantic class of its data; `record.roles(relation)` lists the variant
-      roles it reads.
+    - `record`: the pydantic class of its data; `relation.roles()` lists the variant roles
+      it reads and `relation.must_differ()` the pairs whose texts must differ for a case to
+      test anything (the no-op guard).
     - `check(relation, scores, tolerance, higher_is_better)`: the verdict with evidence.
     - `mirror(relation)`: the opposite claim (the relation itself when it has no direction);
       used for lower-is-better contracts and the panel's mirror controls.
@@ -63,6 +65,13 @@ class RelationKind:
       the paired t-test of pair kinds; None otherwise.
     - `directions`: what the blind panel may answer for it ("lower", "higher", "same");
       None where a direction cannot express it.
+    - `requirements`: the requirements a recipe of this kind can test; `home`, one of them,
+      is where a recipe filed under another requirement is refiled (the guards).
+    - `changes_score`: it predicts that the variants' scores differ, so variants that are
+      the same text once whitespace and case are normalised make a no-op case.
+    - `mirror_contradicts`: at most one of it and its mirror can fit a criterion, so the
+      mirror is a known-wrong control for the panel (not so for no_increase / no_decrease,
+      which both hold for a change that does not matter).
     - `formula`: a format string over the relation's fields, for reports.
     - `predicts(relation, gets)`: the claim in plain words, for the oracle's prompts.
     - `example` and `meaning`: how the recipe agent is told about the kind.
@@ -75,6 +84,10 @@ class RelationKind:
     change: Callable[[Any], tuple[str, str]] | None
     paired: tuple[Alternative, bool] | None
     directions: frozenset[str] | None
+    home: Requirement
+    requirements: frozenset[Requirement]
+    changes_score: bool
+    mirror_contradicts: bool
     formula: str
     predicts: Callable[[Any, str], str]
     example: str

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from sane._record import Record
+from sane.requirements import Requirement
 from sane.relations._kind import (
     EPS,
     RelationKind,
@@ -35,6 +36,10 @@ class AtLevelRelation(Record):
     def roles(self) -> list[str]:
         return [self.variant]
 
+    def must_differ(self) -> list[tuple[str, str]]:
+        """Pairs of roles whose texts must differ for the relation to test anything."""
+        return []  # one text, scored as it is
+
 
 def _at_level(relation: AtLevelRelation, scores: Scores, tol: float, _hib: bool) -> RelationResult:
     s = mean(scores[relation.variant])
@@ -59,6 +64,10 @@ register(
         change=None,  # one variant, no perturbation
         paired=None,
         directions=None,
+        home=Requirement.calibration,
+        requirements=frozenset({Requirement.calibration}),
+        changes_score=False,
+        mirror_contradicts=True,
         formula="normalised s({variant}) in [{low}, {high}]",
         predicts=lambda r, gets: (
             f'the "{r.variant}" text scores between {_percent(r.low)}% and '

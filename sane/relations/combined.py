@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from sane._record import Record
+from sane.requirements import Requirement
 from sane.relations._kind import (
     EPS,
     RelationKind,
@@ -28,6 +29,11 @@ class CombinedRelation(Record):
 
     def roles(self) -> list[str]:
         return [self.original, self.a, self.b, self.both]
+
+    def must_differ(self) -> list[tuple[str, str]]:
+        """Pairs of roles whose texts must differ for the relation to test anything."""
+        o, a, b, both = self.original, self.a, self.b, self.both
+        return [(o, a), (o, b), (o, both), (a, both), (b, both)]
 
 
 def _combined(
@@ -65,6 +71,10 @@ register(
         change=lambda r: (r.original, r.both),  # both edits vs the original
         paired=None,
         directions=None,
+        home=Requirement.subadditivity,
+        requirements=frozenset({Requirement.subadditivity}),
+        changes_score=True,
+        mirror_contradicts=False,
         formula="s({both}) <= min(s({a}), s({b})) + tol and penalty({both}) <= "
         "penalty({a}) + penalty({b}) + tol",
         predicts=lambda r, gets: (

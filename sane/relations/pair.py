@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from sane._record import Record
+from sane.requirements import Requirement
 from sane.relations._kind import (
     EPS,
     Alternative,
@@ -27,6 +28,10 @@ class PairRelation(Record):
 
     def roles(self) -> list[str]:
         return [self.original, self.perturbed]
+
+    def must_differ(self) -> list[tuple[str, str]]:
+        """Pairs of roles whose texts must differ for the relation to test anything."""
+        return [(self.original, self.perturbed)]
 
 
 def _scores(relation: PairRelation, scores: Scores) -> tuple[float, float, str]:
@@ -63,6 +68,9 @@ def _pair_kind(
     mirror: str,
     paired: tuple[Alternative, bool],
     directions: set[str],
+    home: Requirement,
+    requirements: set[Requirement],
+    changes_score: bool,
     formula: str,
     claim: str,
     example: str,
@@ -77,6 +85,11 @@ def _pair_kind(
             change=_change,
             paired=paired,
             directions=frozenset(directions),
+            home=home,
+            requirements=frozenset(requirements),
+            changes_score=changes_score,
+            # only a strict direction is contradicted by its mirror
+            mirror_contradicts=changes_score,
             formula=formula,
             predicts=lambda r, gets: claim.format(p=r.perturbed, o=r.original, gets=gets),
             example=example,
@@ -95,6 +108,9 @@ _pair_kind(
     mirror="increase",
     paired=("less", True),
     directions={"lower"},
+    home=Requirement.monotonicity,
+    requirements={Requirement.monotonicity},
+    changes_score=True,
     formula="s({perturbed}) < s({original}) - tol",
     claim='the "{p}" text {gets} a LOWER score than the "{o}" text',
     example=_example("decrease"),
@@ -106,6 +122,9 @@ _pair_kind(
     mirror="decrease",
     paired=("greater", True),
     directions={"higher"},
+    home=Requirement.monotonicity,
+    requirements={Requirement.monotonicity},
+    changes_score=True,
     formula="s({perturbed}) > s({original}) + tol",
     claim='the "{p}" text {gets} a HIGHER score than the "{o}" text',
     example=_example("increase"),
@@ -117,6 +136,9 @@ _pair_kind(
     mirror="no_decrease",
     paired=("greater", False),
     directions={"lower", "same"},
+    home=Requirement.monotonicity,
+    requirements={Requirement.monotonicity, Requirement.robustness},
+    changes_score=False,
     formula="s({perturbed}) <= s({original}) + tol",
     claim='the "{p}" text {gets} a score that is NOT HIGHER than the "{o}" text\'s',
     example=_example("no_increase") + ' / {"kind": "no_decrease", ...}',
@@ -128,6 +150,9 @@ _pair_kind(
     mirror="no_increase",
     paired=("less", False),
     directions={"higher", "same"},
+    home=Requirement.monotonicity,
+    requirements={Requirement.monotonicity, Requirement.robustness},
+    changes_score=False,
     formula="s({perturbed}) >= s({original}) - tol",
     claim='the "{p}" text {gets} a score that is NOT LOWER than the "{o}" text\'s',
     example="",  # told to the recipe agent with no_increase, on one line
@@ -139,6 +164,9 @@ _pair_kind(
     mirror="invariant",
     paired=("two-sided", False),
     directions={"same"},
+    home=Requirement.robustness,
+    requirements={Requirement.robustness},
+    changes_score=False,
     formula="|s({perturbed}) - s({original})| <= tol",
     claim='the "{p}" text {gets} the SAME score as the "{o}" text',
     example=_example("invariant"),

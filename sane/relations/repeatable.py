@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from sane._record import Record
+from sane.requirements import Requirement
 from sane.relations._kind import (
     EPS,
     RelationKind,
@@ -28,6 +29,10 @@ class RepeatableRelation(Record):
 
     def roles(self) -> list[str]:
         return [self.variant]
+
+    def must_differ(self) -> list[tuple[str, str]]:
+        """Pairs of roles whose texts must differ for the relation to test anything."""
+        return []  # one text, scored as it is
 
 
 def _repeatable(
@@ -57,6 +62,10 @@ register(
         change=None,  # no perturbation: the repeats are the relation itself
         paired=None,
         directions=None,
+        home=Requirement.repeatability,
+        requirements=frozenset({Requirement.repeatability}),
+        changes_score=False,
+        mirror_contradicts=False,
         formula="spread of {repeats} scores of {variant} <= tol",
         predicts=lambda r, gets: (
             f'scoring the "{r.variant}" text {r.repeats} times gives the same score each time'

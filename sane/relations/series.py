@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from sane._record import Record
+from sane.requirements import Requirement
 from sane.relations._kind import (
     EPS,
     RelationKind,
@@ -20,6 +21,10 @@ from sane.relations._kind import (
 )
 
 
+def _all_pairs(series: list[str]) -> list[tuple[str, str]]:
+    return [(x, y) for i, x in enumerate(series) for y in series[i + 1 :]]
+
+
 class OrderedRelation(Record):
     """A graded series, listed from the lowest to the highest target level."""
 
@@ -29,6 +34,10 @@ class OrderedRelation(Record):
 
     def roles(self) -> list[str]:
         return list(self.series)
+
+    def must_differ(self) -> list[tuple[str, str]]:
+        """Pairs of roles whose texts must differ for the relation to test anything."""
+        return _all_pairs(self.series)
 
 
 class SpansRelation(Record):
@@ -40,6 +49,10 @@ class SpansRelation(Record):
 
     def roles(self) -> list[str]:
         return list(self.series)
+
+    def must_differ(self) -> list[tuple[str, str]]:
+        """Pairs of roles whose texts must differ for the relation to test anything."""
+        return _all_pairs(self.series)
 
 
 def _ordered(relation: OrderedRelation, scores: Scores, tol: float, _hib: bool) -> RelationResult:
@@ -87,6 +100,10 @@ register(
         change=_ends,
         paired=None,
         directions=None,
+        home=Requirement.calibration,
+        requirements=frozenset({Requirement.dynamic_range, Requirement.calibration}),
+        changes_score=True,
+        mirror_contradicts=True,
         formula="scores non-decreasing along {series} (pairwise accuracy >= {min_accuracy})",
         predicts=lambda r, gets: f"the scores rise in this order: {' < '.join(r.series)}",
         example='{"kind": "ordered", "series": ["level_1", "level_2", "level_3"]}',
@@ -103,6 +120,10 @@ register(
         change=_ends,
         paired=None,
         directions=None,
+        home=Requirement.dynamic_range,
+        requirements=frozenset({Requirement.dynamic_range}),
+        changes_score=True,
+        mirror_contradicts=False,
         formula="scores of {series} cover >= {min_fraction} of the output range",
         predicts=lambda r, gets: (
             f"the series {', '.join(r.series)} covers at least "

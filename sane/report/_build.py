@@ -62,7 +62,12 @@ from sane.stats import (
     stability_sensitivity,
     threshold_sensitivity,
 )
-from sane.validators.families import aligned_recipe_ids, panel_decisions, realized_and_applicable
+from sane.validators.families import (
+    aligned_recipe_ids,
+    is_validated,
+    panel_decisions,
+    realized_and_applicable,
+)
 from sane.validators.guards import guarded_cases, recipe_rejections
 
 
@@ -113,7 +118,7 @@ def _validity(snapshot: SuiteSnapshot) -> _Validity:
         applicable |= {c.id for c in appl}
         joint_valid |= {c.id for c in joint}
     tau = snapshot.config.threshold
-    validated = {rid for rid, count in families.items() if count.joint_valid >= tau}
+    validated = {rid for rid, count in families.items() if is_validated(count.joint_valid, tau)}
     warnings += _check_stored_families(snapshot, families, validated)
     return _Validity(
         aligned,

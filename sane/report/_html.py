@@ -39,7 +39,6 @@ from sane.validators.guards import guard_text
 PAGE_SIZE = 50
 
 
-# How each relation kind reads as a formula; s(x) is the score of variant x, tol the tolerance.
 @dataclass(frozen=True)
 class LiveOptions:
     """Set by `sane view`: the page polls ``url`` and reloads when ``generation`` changes."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from sane.stats._base import StatsModel
+from sane.validators.families import is_validated
 
 
 class ThresholdRow(StatsModel):
@@ -40,7 +41,7 @@ def threshold_sensitivity(
     executed = {family for flags in fault_detecting.values() for family in flags}
     rows = []
     for tau in taus:
-        validated = [family for family, count in joint_valid.items() if count >= tau]
+        validated = [family for family, count in joint_valid.items() if is_validated(count, tau)]
         per_target = {
             target: sum(bool(fault_detecting[target].get(family)) for family in validated)
             for target in targets

@@ -32,6 +32,7 @@ from sane.records import (
     RunConfig,
     ScorerSpec,
     SuiteSnapshot,
+    Stage,
     SuiteTarget,
     Vote,
 )
@@ -287,15 +288,15 @@ class SuiteStore:
     def created(self) -> str:
         return str(self._get_meta("created") or "")
 
-    def mark(self, stage: str) -> None:
+    def mark(self, stage: Stage) -> None:
         self._set_meta(f"done:{stage}", True)
 
-    def reopen(self, stages: Iterable[str]) -> None:
+    def reopen(self, stages: Iterable[Stage]) -> None:
         """Mark stages as not done, so the next run does their missing work."""
         for stage in stages:
             self.db.execute("delete from meta where key = ?", [f"done:{stage}"])
 
-    def is_done(self, stage: str) -> bool:
+    def is_done(self, stage: Stage) -> bool:
         return bool(self._get_meta(f"done:{stage}"))
 
     # --------------------------------------------------------- generated items

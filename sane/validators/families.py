@@ -55,6 +55,13 @@ def aligned_recipe_ids(
     return {r.id for r in recipes if accepted(r.id)} - set(rejected)
 
 
+def is_validated(joint_valid: int, tau: int) -> bool:
+    """A family is validated when at least tau of its cases are joint-valid. The one place
+    the family rule lives (the family stage, the report's recount and the generator
+    comparison's recount with another threshold all ask it)."""
+    return joint_valid >= tau
+
+
 def count_family(
     recipe_id: str,
     cases: list[Case],
@@ -73,7 +80,7 @@ def count_family(
         applicable=len(applicable),
         joint_valid=len(applicable),
         tau=tau,
-        validated=len(applicable) >= tau,
+        validated=is_validated(len(applicable), tau),
     )
 
 

@@ -23,41 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from sane.records import (
-    AtLevelRelation,
-    Case,
-    CombinedRelation,
-    OrderedRelation,
-    PairRelation,
-    Recipe,
-    Relation,
-    RepeatableRelation,
-    Requirement,
-    SpansRelation,
-    relation_roles,
-)
+from sane.records import Case, Recipe, relation_roles
+from sane.relations import kind_of
 
-PAIR_DIRECTIONAL = frozenset({"decrease", "increase", "no_increase", "no_decrease"})
-# Which relation kinds test which requirement (DESIGN section 2 and 10).
-REQUIREMENT_KINDS: dict[Requirement, frozenset[str]] = {
-    Requirement.monotonicity: PAIR_DIRECTIONAL,
-    Requirement.robustness: frozenset({"invariant", "no_increase", "no_decrease"}),
-    Requirement.subadditivity: frozenset({"combined"}),
-    Requirement.repeatability: frozenset({"repeatable"}),
-    Requirement.dynamic_range: frozenset({"spans", "ordered"}),
-    Requirement.calibration: frozenset({"ordered", "at_level"}),
-}
-# Where a recipe whose kind does not fit its requirement is refiled.
-KIND_HOME: dict[str, Requirement] = {
-    **dict.fromkeys(PAIR_DIRECTIONAL, Requirement.monotonicity),
-    "invariant": Requirement.robustness,
-    "combined": Requirement.subadditivity,
-    "repeatable": Requirement.repeatability,
-    "spans": Requirement.dynamic_range,
-    "ordered": Requirement.calibration,
-    "at_level": Requirement.calibration,
-}
-SCORE_CHANGING = frozenset({"decrease", "increase", "combined", "ordered", "spans"})
 DUPLICATE_JACCARD = 0.9  # content-word overlap of two instructions from which they are one recipe
 # Words that do not make two instructions different ("add a claim" = "add one claim").
 _STOPWORDS = frozenset(
@@ -133,12 +101,12 @@ def repair_recipe(recipe: Recipe) -> Recipe:
     """
     repairs = list(recipe.repairs)
     update: dict[str, object] = {}
-    kind = recipe.relation.kind
-    if kind not in REQUIREMENT_KINDS[recipe.requirement]:
-        home = KIND_HOME[kind]
+    kind = kind_of(recipe.relation)
+    if recipe.requirement not in kind.requirements:
+        home = kind.home
         update["requirement"] = home
         repairs.append(
-            f"requirement_refiled: a '{kind}' relation tests {home.value}, "
+            f"requirement_refiled: a '{kind.name}' relation tests {home.value}, "
             f"not {recipe.requirement.value}"
         )
     used = relation_roles(recipe.relation)
@@ -206,31 +174,14 @@ def recipe_rejections(recipes: Iterable[Recipe]) -> dict[str, tuple[str, str]]:
 # --------------------------------------------------------------------- cases
 
 
-def must_differ(relation: Relation) -> list[tuple[str, str]]:
-    """Pairs of roles whose texts must differ for the relation to test anything."""
-    match relation:
-        case PairRelation():
-            return [(relation.original, relation.perturbed)]
-        case CombinedRelation():
-            r = relation
-            return [(r.original, r.a), (r.original, r.b), (r.original, r.both), (r.a, r.both),
-                    (r.b, r.both)]  # fmt: skip
-        case OrderedRelation() | SpansRelation():
-            series = relation.series
-            return [(x, y) for i, x in enumerate(series) for y in series[i + 1 :]]
-        case RepeatableRelation() | AtLevelRelation():
-            return []  # one text, scored as it is
-    raise TypeError(f"unknown relation {relation!r}")
-
-
 def case_rejection(recipe: Recipe, case: Case) -> tuple[str, str] | None:
     """(guard, reason) when a case cannot test its relation; None when it can."""
     # A relation that predicts a score change needs a change that can matter: whitespace and
     # case alone do not count. One that predicts no change (invariant, no_increase,
     # no_decrease) may be testing exactly such a change, so only the same bytes are a no-op.
-    same = normalise if recipe.relation.kind in SCORE_CHANGING else str
+    same = normalise if kind_of(recipe.relation).changes_score else str
     texts = {role: same(text) for role, text in case.variants.items()}
-    for x, y in must_differ(recipe.relation):
+    for x, y in recipe.relation.must_differ():
         if x in texts and y in texts and texts[x] == texts[y]:
             return ("case_no_op", f"variants '{x}' and '{y}' are the same text")
     return None

@@ -15,10 +15,11 @@ from typer.testing import CliRunner
 
 import sane
 from sane.analyses.baseline import run_baseline, suite_file
-from sane.analyses.generator_comparison import Comparison, compare_suites, render_comparison
+from sane.analyses.generator_comparison import Comparison, compare_generators, render_comparison
 from sane.cli import app
 from sane.errors import InputError
 from sane.llm import LLMSettings
+from sane.records import ExecuteConfig
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures"
@@ -38,8 +39,7 @@ def _baseline(
         max_capabilities=2,
         recipes_per_capability=1,
         execute=execute,
-        targets=["careful", "lazy"],
-        timeout_s=5,
+        execution=ExecuteConfig(targets=["careful", "lazy"], timeout_s=5),
         llm=settings,
     )
 
@@ -158,7 +158,7 @@ def test_rerun_reuses_the_suites(shared: tuple[Path, LLMSettings], executed: Com
     first = executed
     again = _baseline(*shared)
     assert again == first
-    assert compare_suites([c.suite for c in first.columns]) == first
+    assert compare_generators([c.suite for c in first.columns]) == first
 
 
 def test_suites_for_different_examples_are_not_compared(
@@ -180,7 +180,7 @@ def test_suites_for_different_examples_are_not_compared(
         llm=settings,
     )
     with pytest.raises(InputError, match="different spec or example set"):
-        compare_suites([comparison.columns[0].suite, workdir / "other.db"])
+        compare_generators([comparison.columns[0].suite, workdir / "other.db"])
 
 
 def test_markdown_is_one_table(executed: Comparison) -> None:
@@ -212,7 +212,7 @@ def test_cli_baseline_prints_json_and_keeps_it(workdir: Path) -> None:
     assert printed == stored
     assert [c["generator"] for c in printed["columns"]] == ["derived", "fixed:jrh"]
     assert printed == json.loads(
-        compare_suites([c["suite"] for c in printed["columns"]]).model_dump_json()
+        compare_generators([c["suite"] for c in printed["columns"]]).model_dump_json()
     )
 
 
@@ -257,6 +257,6 @@ def test_different_settings_are_flagged(
         recipes_per_capability=1,
         llm=settings,
     )
-    comparison = compare_suites([generated.columns[0].suite, workdir / "votes1.db"])
+    comparison = compare_generators([generated.columns[0].suite, workdir / "votes1.db"])
     assert comparison.differences == ["votes: 3, 1"]
     assert "votes: 3, 1" in render_comparison(comparison)

@@ -9,6 +9,7 @@ import pytest
 
 from sane.relations import KINDS, Relation, catalogue, check_relation, formula, mirror, predicts
 from sane.relations import Verdict as V
+from sane.requirements import Requirement as R
 
 # kind -> (example relation, normalised scores that satisfy it, scores that violate it,
 #          has a change, has a paired test, has a blind-panel direction)
@@ -39,6 +40,22 @@ ROWS = {
 }  # fmt: skip
 
 
+# kind -> (home requirement, every requirement it can test, predicts a score change,
+#          contradicted by its mirror, number of role pairs that must differ in ROWS' example)
+FILING = {
+    "decrease": (R.monotonicity, {R.monotonicity}, True, True, 1),
+    "increase": (R.monotonicity, {R.monotonicity}, True, True, 1),
+    "no_increase": (R.monotonicity, {R.monotonicity, R.robustness}, False, False, 1),
+    "no_decrease": (R.monotonicity, {R.monotonicity, R.robustness}, False, False, 1),
+    "invariant": (R.robustness, {R.robustness}, False, False, 1),
+    "repeatable": (R.repeatability, {R.repeatability}, False, False, 0),
+    "combined": (R.subadditivity, {R.subadditivity}, True, False, 5),
+    "ordered": (R.calibration, {R.dynamic_range, R.calibration}, True, True, 3),
+    "spans": (R.dynamic_range, {R.dynamic_range}, True, False, 1),
+    "at_level": (R.calibration, {R.calibration}, False, True, 0),
+}
+
+
 def _relation(data: dict):
     from pydantic import TypeAdapter
 
@@ -46,7 +63,7 @@ def _relation(data: dict):
 
 
 def test_every_registered_kind_has_a_row_and_every_row_a_kind() -> None:
-    assert set(KINDS) == set(ROWS)
+    assert set(KINDS) == set(ROWS) == set(FILING)
     literal_kinds = {
         kind
         for record in get_args(get_args(Relation)[0])
@@ -90,3 +107,26 @@ def test_a_directed_kind_mirrors_onto_its_opposite() -> None:
         if kind.directions is not None:
             opposite = KINDS[mirror(_relation({"kind": name})).kind]
             assert opposite.directions == {swap[d] for d in kind.directions}
+
+
+@pytest.mark.parametrize("name", sorted(FILING))
+def test_each_kind_says_where_it_is_filed_and_what_makes_its_case_a_no_op(name: str) -> None:
+    home, requirements, changes_score, mirror_contradicts, pairs = FILING[name]
+    kind, relation = KINDS[name], _relation(ROWS[name][0])
+    assert (kind.home, set(kind.requirements)) == (home, requirements)
+    assert kind.home in kind.requirements
+    assert (kind.changes_score, kind.mirror_contradicts) == (changes_score, mirror_contradicts)
+    differ = relation.must_differ()
+    assert len(differ) == pairs
+    assert all(x != y and {x, y} <= set(relation.roles()) for x, y in differ)
+    # a kind that predicts a change has texts that must differ
+    assert not changes_score or differ
+    # contradicted by its mirror: the scores that satisfy the kind break the mirror; otherwise
+    # both can hold on the same scores (no_increase and no_decrease for an unchanged score)
+    holds = ROWS[name][1]
+    mirrored = check_relation(mirror(relation), holds, 0.05, True).verdict
+    assert (mirrored is V.fault) == mirror_contradicts
+
+
+def test_every_requirement_is_tested_by_some_kind() -> None:
+    assert {r for kind in KINDS.values() for r in kind.requirements} == set(R)

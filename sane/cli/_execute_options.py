@@ -1,0 +1,70 @@
+"""The execution options of `sane execute` and `sane baseline`, declared once.
+
+A command decorated with `@execute_options(...)` takes one parameter
+`execution: ExecuteConfig`; the option group (sane.cli._options) gives it the options
+below and builds the checked configuration with `sane.run_config.execute_config`, the same
+function the Python API uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from sane.cli._options import Option, fields_of, option_group
+
+if TYPE_CHECKING:
+    from sane.records import ExecuteConfig
+
+OPTIONS: dict[str, Option] = {
+    option.name: option
+    for option in (
+        Option(
+            "target",
+            "targets",
+            Annotated[
+                list[str] | None,
+                typer.Option(metavar="NAME", help="Target name(s); default all."),
+            ],
+            None,
+        ),
+        Option(
+            "repeats",
+            "repeats",
+            Annotated[int, typer.Option(min=1, help="Scores per variant.")],
+            1,
+        ),
+        Option(
+            "timeout",
+            "timeout_s",
+            Annotated[
+                float,
+                typer.Option(help="Seconds per scorer call (a target's own timeout_s wins)."),
+            ],
+            60.0,
+        ),
+        Option(
+            "tolerance_floor",
+            "tolerance_floor",
+            Annotated[
+                float,
+                typer.Option(help="Least tolerance a relation check uses, on the 0-1 scale."),
+            ],
+            0.05,
+        ),
+    )
+}
+
+
+def execute_options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command the execution options `names` (default: all) in place of its
+    `execution`."""
+    return option_group("execution", OPTIONS, names, build_execute_config)
+
+
+def build_execute_config(values: dict[str, Any]) -> ExecuteConfig:
+    from sane.run_config import execute_config
+
+    return execute_config(**fields_of(OPTIONS, values))

@@ -1,0 +1,120 @@
+"""The package's layers, read from its import statements (no import is executed).
+
+- No module imports a private module of another package (`sane.llm._client` from
+  `sane.stages`): a package's public face is its `__init__` and its public modules.
+- No import cycle among the modules' top-level imports.
+- The report is built from a suite snapshot: nothing in `sane.report` opens the store,
+  scores targets or calls the API.
+"""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "sane"
+
+
+def _modules() -> dict[str, Path]:
+    modules = {}
+    for path in ROOT.rglob("*.py"):
+        parts = path.relative_to(ROOT.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    return modules
+
+
+MODULES = _modules()
+
+
+def _targets(module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The sane modules an import statement loads (a name imported from a package counts
+    as its submodule when there is one)."""
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names if alias.name in MODULES}
+    base = node.module or ""
+    if node.level:
+        package = module.split(".")
+        if MODULES[module].name != "__init__.py":
+            package = package[:-1]
+        package = package[: len(package) - node.level + 1]
+        base = ".".join([*package, *([node.module] if node.module else [])])
+    found = set()
+    for alias in node.names:
+        name = f"{base}.{alias.name}"
+        found.add(name if name in MODULES else base)
+    return {name for name in found if name in MODULES}
+
+
+def _top_level(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Imports run when the module loads: its body, and `if` / `try` blocks in it, except
+    `if TYPE_CHECKING:` (never run)."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        if isinstance(node, ast.If | ast.Try):
+            found += [n for n in ast.walk(node) if isinstance(n, ast.Import | ast.ImportFrom)]
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(node)
+    return found
+
+
+def _imports(*, top_level_only: bool) -> dict[str, set[str]]:
+    graph = {}
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        nodes = (
+            _top_level(tree)
+            if top_level_only
+            else [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+        )
+        graph[module] = {t for node in nodes for t in _targets(module, node)} - {module}
+    return graph
+
+
+def _package(module: str) -> str:
+    return module.split(".")[1] if module.count(".") else ""
+
+
+def test_the_import_reader_sees_real_imports() -> None:
+    """The control: the reader must find imports that are known to be there."""
+    graph = _imports(top_level_only=True)
+    assert "sane.relations._kind" in graph["sane.relations.pair"]
+    assert "sane.records" in graph["sane.stages"]
+    assert len(MODULES) > 100
+
+
+def test_no_module_imports_another_packages_private_module() -> None:
+    leaks = sorted(
+        f"{module} imports {target}"
+        for module, targets in _imports(top_level_only=False).items()
+        for target in targets
+        if target.count(".") >= 2
+        and target.split(".")[-1].startswith("_")
+        and not target.endswith("__")
+        and _package(target) != _package(module)
+    )
+    assert leaks == []
+
+
+def test_no_import_cycle_at_module_level() -> None:
+    try:
+        tuple(graphlib.TopologicalSorter(_imports(top_level_only=True)).static_order())
+    except graphlib.CycleError as exc:
+        pytest.fail(f"import cycle: {' -> '.join(exc.args[1])}")
+
+
+@pytest.mark.parametrize("forbidden", ["sane.suites.store", "sane.api", "sane.scorers"])
+def test_the_report_neither_opens_the_store_nor_scores(forbidden: str) -> None:
+    graph = _imports(top_level_only=False)
+    offenders = sorted(
+        module
+        for module, targets in graph.items()
+        if module.startswith("sane.report")
+        and any(t == forbidden or t.startswith(forbidden + ".") for t in targets)
+    )
+    assert offenders == []
