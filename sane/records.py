@@ -14,7 +14,6 @@ from typing import Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from sane._record import Record
-from sane.requirements import Requirement  # noqa: F401 - re-exported
 from sane.relations import (  # noqa: F401 - the relation records, re-exported
     AtLevelRelation,
     CombinedRelation,
@@ -26,6 +25,7 @@ from sane.relations import (  # noqa: F401 - the relation records, re-exported
     Verdict,
     relation_roles,
 )
+from sane.requirements import Requirement
 
 # -------------------------------------------------------------------------- stages
 

@@ -8,12 +8,14 @@ records on the item they hit; only a budget stop or a bug escapes a stage.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from sane import agents
 from sane._runtime import RecipeFlows, RunContext, Tally, _no_progress, run_all
 from sane.errors import BudgetExceeded, LLMError, SaneError
 from sane.generators import get_generator
+from sane.llm import ranked
 from sane.panel import controls
 from sane.panel.ballots import (
     CASE_TEMPLATES,
@@ -44,6 +46,17 @@ from sane.scorers.execute import batchable, estimate_tolerance, run_case, run_ca
 from sane.validators.families import aligned_recipe_ids, executable_cases, family_counts
 from sane.validators.guards import case_rejection, guarded_cases, recipe_rejections, repair_recipe
 
+# How calls waiting for a concurrency slot are served (sane.llm._slots): those with the most
+# work after them first (an alignment vote gates a whole family, a case its votes), so
+# the chains started last do not end the run on a thin tail.
+CALL_RANKS = {
+    Stage.capabilities: 0,
+    Stage.recipes: 1,
+    Stage.alignment: 2,
+    Stage.cases: 3,
+    Stage.case_panel: 4,
+    Stage.controls: 5,
+}
 TOLERANCE_SAMPLE = 5
 BATCH_CASES = 64  # cases per score_batch call of a batch-capable target
 
@@ -117,30 +130,81 @@ async def plan_recipe_flows(ctx: RunContext) -> list[str]:
 
 async def recipe_flow(ctx: RunContext, recipe_id: str) -> None:
     """One recipe through alignment, its mirror, and (when aligned) its family's cases and
-    case panel, without waiting for any other recipe.
+    case panel, with its planted controls, without waiting for any other recipe.
 
     The mirror (the same recipe claiming the opposite direction: a control, and the
-    contrastive half) is asked after the recipe, so that a blind ballot's mirror replays
-    the recipe's cached answer. A budget stop is kept for `join_recipes`, so that the other
-    recipes' calls already under way finish and reach the cache first.
+    contrastive half) is always asked, at the same time as the recipe; on the blind panel
+    after it, so that the mirror's ballot replays the recipe's cached answer. The
+    recipe's faithful-edit control is asked alongside, and
+    the family's no-op and decoy controls as soon as its first usable case is known
+    (`decide_controls` then finds them decided). A budget stop is kept for
+    `join_recipes`, so that the other recipes' calls already under way finish and reach
+    the cache first.
     """
     flows = ctx.flows
     assert flows is not None, "plan_recipe_flows runs first"
     seq, recipe = flows.recipes[recipe_id]
     alignment = flows.decisions[Question.alignment]
+    suite = [r for _, r in flows.recipes.values()]
+    example = agents.example_for(seq, 0, len(ctx.examples))
+    faithful = controls.recipe_controls(seq, recipe, example, ctx.examples, ctx.spec.scored_field)
+    asking = [asyncio.create_task(_decide_controls(ctx, flows.decisions, faithful))]
+
+    def first_usable(case: Case) -> None:
+        planned = controls.family_controls(recipe, case, suite)
+        asking.append(asyncio.create_task(_decide_controls(ctx, flows.decisions, planned)))
+
     try:
-        await _align(ctx, alignment, recipe.id, recipe)
-        mirrored = controls.mirrored_recipe(recipe)
-        if mirrored is not None:
-            await _align(ctx, alignment, controls.mirror_id(recipe.id), mirrored)
+        with ranked(CALL_RANKS[Stage.alignment]):
+            mirrored = controls.mirrored_recipe(recipe)
+            if mirrored is None or ctx.config.panel == "blind":
+                await _align(ctx, alignment, recipe.id, recipe)
+            if mirrored is not None:
+                mirror = _align(ctx, alignment, controls.mirror_id(recipe.id), mirrored)
+                if ctx.config.panel == "blind":
+                    await mirror  # after the recipe: its ballot replays the recipe's answer
+                else:
+                    await asyncio.gather(_align(ctx, alignment, recipe.id, recipe), mirror)
         flows.alignment.add(2)
         # the other recipes were checked by the guards when the flows were planned
         if recipe.id in aligned_recipe_ids([recipe], alignment, ctx.config):
-            await _run_family(ctx, flows, seq, recipe)
+            await _run_family(ctx, flows, seq, recipe, first_usable)
         else:
             flows.cases.add(ctx.config.cases)
     except BudgetExceeded as stop:
         flows.budget_stop = flows.budget_stop or stop
+    except BaseException:
+        for task in asking:
+            task.cancel()
+        await asyncio.gather(*asking, return_exceptions=True)
+        raise
+    # the controls' calls under way finish (and reach the cache) even after a budget stop
+    for outcome in await asyncio.gather(*asking, return_exceptions=True):
+        if isinstance(outcome, BudgetExceeded):
+            flows.budget_stop = flows.budget_stop or outcome
+        elif isinstance(outcome, BaseException):
+            raise outcome
+
+
+async def _decide_controls(
+    ctx: RunContext, decided: Decided, planned: list[controls.Control]
+) -> None:
+    """The realization decision on each planted control not decided yet (stored)."""
+    done = decided[Question.realization]
+
+    async def one(subject: str, recipe: Recipe, case: Case) -> None:
+        prompt = messages(
+            CASE_TEMPLATES[Question.realization],
+            spec=ctx.spec,
+            recipe=recipe,
+            case=case,
+            relation_json=recipe.relation.model_dump_json(),
+        )
+        with ranked(CALL_RANKS[Stage.controls]):
+            done[subject] = await ctx.panel.decide(subject, Question.realization, prompt)
+        ctx.store.put_decision(done[subject])
+
+    await asyncio.gather(*(one(*item) for item in planned if item[0] not in done))
 
 
 async def join_recipes(ctx: RunContext) -> None:
@@ -263,12 +327,20 @@ async def _validate_case(
     )
 
 
-async def _run_family(ctx: RunContext, flows: RecipeFlows, seq: int, recipe: Recipe) -> None:
+async def _run_family(
+    ctx: RunContext,
+    flows: RecipeFlows,
+    seq: int,
+    recipe: Recipe,
+    first_usable: Callable[[Case], None],
+) -> None:
     """Write and validate an aligned recipe's cases, each validated as soon as it is written.
 
     The family's schedule (sane.panel.sequential) stops once the family is decided: a
     family that can no longer reach tau stops generating cases (in budget mode, one that
-    reached tau too); one that can still pass gets all n cases.
+    reached tau too); one that can still pass gets all n cases. `first_usable` hears of
+    the family's first usable case (the lowest index the agent wrote and no guard
+    rejected: the one its controls copy) as soon as every case before it is known.
     """
     existing = {c.id: c for c in ctx.store.cases(recipe.id)}
     decided = flows.decisions
@@ -276,21 +348,33 @@ async def _run_family(ctx: RunContext, flows: RecipeFlows, seq: int, recipe: Rec
     config = ctx.config
     plan = FamilyPlan(config.cases, config.threshold, config.exhaustive, config.stop_at_tau)
     tally = flows.cases
+    written: dict[int, Case | None] = {}  # index -> the case if usable, None if not
+    announced = False
+
+    def known(index: int, case: Case, usable: bool) -> None:
+        nonlocal announced
+        written[index] = case if usable else None
+        first = 0
+        while not announced and first in written:
+            if written[first] is not None:
+                announced = True
+                first_usable(written[first])  # type: ignore[arg-type]
+            first += 1
 
     async def evaluate(index: int) -> bool:
         case = existing.get(f"{recipe.id}/case-{index}")
         if case is None:
-            case = await agents.instantiate_case(
-                ctx.llm, ctx.spec, recipe, seq, index, ctx.examples, config
-            )
+            with ranked(CALL_RANKS[Stage.cases]):
+                case = await agents.instantiate_case(
+                    ctx.llm, ctx.spec, recipe, seq, index, ctx.examples, config
+                )
             ctx.store.put_case(case)
         # A case the agent could not write has nothing to vote on, and one a guard
         # rejects is never put to the panel: both stay unrealised.
-        valid = (
-            case.error is None
-            and case_rejection(recipe, case) is None
-            and await _validate_case(ctx, decided, suite, recipe, case)
-        )
+        usable = case.error is None and case_rejection(recipe, case) is None
+        known(index, case, usable)
+        with ranked(CALL_RANKS[Stage.case_panel]):
+            valid = usable and await _validate_case(ctx, decided, suite, recipe, case)
         if case.error:
             ctx.store.put_error(Stage.cases, case.id, case.error)
         tally.add(1)
@@ -328,7 +412,8 @@ async def decide_controls(ctx: RunContext) -> None:
     """Planted case controls (sane.panel.controls), never executed: for every
     candidate pair recipe an example edited by code exactly as a plain instruction says
     (right answer: yes); for the first usable case of each tested family a no-op copy
-    and a decoy instruction (right answer: no)."""
+    and a decoy instruction (right answer: no). The recipe flows ask them as they go;
+    this decides whatever they did not (a suite from an interrupted or older run)."""
     if ctx.store.is_done(Stage.controls):
         return
     decided = ctx.store.decisions(Question.realization)
@@ -354,16 +439,8 @@ async def decide_controls(ctx: RunContext) -> None:
     )
     pending = [item for item in planned if item[0] not in decided]
 
-    async def one(item: tuple[str, Recipe, Case]) -> None:
-        subject, recipe, case = item
-        prompt = messages(
-            CASE_TEMPLATES[Question.realization],
-            spec=ctx.spec,
-            recipe=recipe,
-            case=case,
-            relation_json=recipe.relation.model_dump_json(),
-        )
-        ctx.store.put_decision(await ctx.panel.decide(subject, Question.realization, prompt))
+    async def one(item: controls.Control) -> None:
+        await _decide_controls(ctx, {Question.realization: decided}, [item])
 
     await run_all(Stage.controls.label, pending, one, ctx.progress)
     ctx.store.mark(Stage.controls)
@@ -398,7 +475,11 @@ async def _tolerance(ctx: RunContext, name: str, target: Target, sample: list[Ex
         return float(stored["tolerance"])
     ctx.progress(f"{Stage.tolerance.label} {name}", 0, 1)
     estimate = await estimate_tolerance(
-        target, sample, ctx.spec.output, floor=ctx.execution.tolerance_floor, timeout_s=_timeout(ctx, name)
+        target,
+        sample,
+        ctx.spec.output,
+        floor=ctx.execution.tolerance_floor,
+        timeout_s=_timeout(ctx, name),
     )
     ctx.store.put_tolerance(name, estimate.model_dump(mode="json"))
     ctx.progress(f"{Stage.tolerance.label} {name}", 1, 1)

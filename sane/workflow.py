@@ -114,4 +114,7 @@ GRAPHS: dict[Mode, Callable[[], StateGraph]] = {
 async def run(context: RunContext, mode: Mode) -> None:
     """Run one mode's graph on the suite in `context.store` (a rerun resumes from the store;
     the targets to execute are `context.targets`)."""
-    await GRAPHS[mode]().compile().ainvoke({}, context=context)
+    try:
+        await GRAPHS[mode]().compile().ainvoke({}, context=context)
+    finally:
+        await context.llm.aclose()

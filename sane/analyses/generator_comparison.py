@@ -119,7 +119,10 @@ def _validated_by_requirement(snapshot: SuiteSnapshot, report: Report) -> dict[s
     requirement = {recipe.id: recipe.requirement.value for recipe in snapshot.recipes}
     counts: dict[str, int] = {}
     for family in snapshot.families:
-        if is_validated(family.joint_valid, report.validity.tau) and family.recipe_id in requirement:
+        if (
+            is_validated(family.joint_valid, report.validity.tau)
+            and family.recipe_id in requirement
+        ):
             key = requirement[family.recipe_id]
             counts[key] = counts.get(key, 0) + 1
     return dict(sorted(counts.items()))

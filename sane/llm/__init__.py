@@ -26,6 +26,7 @@ _EXPORTS = {
     "require_prices": "sane.llm._budget",
     "ensure_litellm_ready": "sane.llm._litellm",
     "with_instruction": "sane.llm._structured",
+    "ranked": "sane.llm._slots",
 }
 __all__ = [
     "LLMClient",
@@ -34,6 +35,7 @@ __all__ = [
     "ensure_litellm_ready",
     "model_problem",
     "price",
+    "ranked",
     "require_prices",
     "with_instruction",
 ]

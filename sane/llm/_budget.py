@@ -6,6 +6,8 @@ and a rerun replays the completed calls from the cache for free.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from sane.errors import BudgetExceeded, InputError
 from sane.llm._settings import LLMSettings
 
@@ -16,11 +18,10 @@ def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | Non
     """USD for these tokens; 0 for the free local/scripted routes; None if unknown."""
     if model.split("/", 1)[0] in FREE_PROVIDERS:
         return 0.0
+    if not _priced(model):
+        return None
     import litellm
 
-    from sane.llm._litellm import ensure_litellm_ready
-
-    ensure_litellm_ready()
     try:
         cost_in, cost_out = litellm.cost_per_token(
             model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
@@ -28,6 +29,22 @@ def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | Non
     except Exception:  # noqa: BLE001 - litellm has no price for this model
         return None
     return float(cost_in + cost_out)
+
+
+@lru_cache(maxsize=512)
+def _priced(model: str) -> bool:
+    """Whether litellm has a price for `model`, asked once per model: asking costs about
+    0.2 ms a call for a model it does not know (a self-hosted one), on every call."""
+    import litellm
+
+    from sane.llm._litellm import ensure_litellm_ready
+
+    ensure_litellm_ready()
+    try:
+        litellm.cost_per_token(model=model, prompt_tokens=1, completion_tokens=1)
+    except Exception:  # noqa: BLE001 - litellm has no price for this model
+        return False
+    return True
 
 
 def require_prices(models: list[str], settings: LLMSettings | None, field: str) -> None:

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from sane._turns import Turns
 from sane.errors import LLMError
 from sane.llm import _openai_http, _structured
-from sane.llm._budget import Budget
+from sane.llm._budget import Budget, price
 from sane.llm._cache import CachedResponse, ResponseCache, call_key
 from sane.llm._litellm import ensure_litellm_ready
 from sane.llm._providers import OPENAI_PREFIX, CallContext, Route, resolve_route, server_model
@@ -32,6 +32,7 @@ from sane.llm._retry import backoff_delay, is_transient
 from sane.llm._router import RateLimits, RouterHolder, load_router
 from sane.llm._secrets import redact
 from sane.llm._settings import LLMSettings
+from sane.llm._slots import CALL_RANK, RankedSlots
 from sane.records import CallRecord
 
 T = TypeVar("T", bound=BaseModel)
@@ -77,7 +78,7 @@ class LLMClient:
         self._on_call = on_call
         self._cache = ResponseCache(settings.resolved_cache_path())
         self._budget = Budget(settings.max_calls, settings.max_cost)
-        self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+        self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, RankedSlots] = (
             weakref.WeakKeyDictionary()
         )
         self._key_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
@@ -104,6 +105,11 @@ class LLMClient:
 
     def close(self) -> None:
         self._cache.close()
+
+    async def aclose(self) -> None:
+        """Close the connections this event loop opened (call before the loop ends: a run
+        of the workflow does)."""
+        await self._endpoints.aclose()
 
     def serial_key(self, model: str) -> str | None:
         """The resource `model`'s calls queue for when it serves one call at a time (an
@@ -150,12 +156,13 @@ class LLMClient:
 
     # ----------------------------------------------------------------- private
 
-    def _slot(self) -> asyncio.Semaphore:
+    def _slot(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """A concurrency slot, waited for with the call's rank (sane.llm._slots)."""
         loop = asyncio.get_running_loop()
-        slot = self._slots.get(loop)
-        if slot is None:
-            slot = self._slots[loop] = asyncio.Semaphore(self._settings.concurrency)
-        return slot
+        slots = self._slots.get(loop)
+        if slots is None:
+            slots = self._slots[loop] = RankedSlots(self._settings.concurrency)
+        return slots.hold(CALL_RANK.get())
 
     def _key_lock(self, key: str) -> asyncio.Lock:
         lock = self._key_locks.get(key)
@@ -344,10 +351,10 @@ class LLMClient:
             self._endpoints.complete(server_model(model), base_url, api_key, messages, params),
             self._settings.timeout_s + TIMEOUT_GRACE_S,
         )
-        cost = _openai_http.price(
+        cost = price(
             model, _usage(response, "prompt_tokens"), _usage(response, "completion_tokens")
         )
-        return response, cost
+        return response, cost or 0.0  # a model litellm has no price for costs nothing
 
 
 def _reply_text(response: Any) -> str:

@@ -169,6 +169,9 @@ def contrastive_aligned(recipe_id: str, alignment: Mapping[str, PanelDecision]) 
     return mirrored is None or mirrored.decision is not Decision.yes
 
 
+Control = tuple[str, Recipe, Case]  # (subject id, recipe shown, case shown)
+
+
 def case_controls(
     recipes: list[Recipe],
     rejected: Mapping[str, object],
@@ -176,7 +179,7 @@ def case_controls(
     first_examples: Mapping[str, int],
     examples: list[dict[str, str]],
     scored_field: str,
-) -> list[tuple[str, Recipe, Case]]:
+) -> list[Control]:
     """The realization controls of a suite: (subject id, recipe shown, case shown).
 
     For every candidate pair recipe no guard rejected, a faithful edit of the
@@ -185,25 +188,42 @@ def case_controls(
     first case (`first_cases`: recipe id -> case), a no-op copy and a decoy
     instruction (right answer: no).
     """
-    planned: list[tuple[str, tuple[Recipe, Case] | None]] = []
-    for seq, recipe in enumerate(recipes):
-        if recipe.id in rejected:
-            continue
-        index = first_examples[recipe.id]
-        example = examples[index]
-        case_id = f"{recipe.id}/case-0"
-        faithful = faithful_case(
-            recipe, case_id, index, example, example[scored_field], faithful_edit(seq)
+    planned = [
+        control
+        for seq, recipe in enumerate(recipes)
+        if recipe.id not in rejected
+        for control in recipe_controls(
+            seq, recipe, first_examples[recipe.id], examples, scored_field
         )
-        planned.append((case_control_id("faithful", case_id), faithful))
+    ]
     by_id = {recipe.id: recipe for recipe in recipes}
     for recipe_id, case in first_cases.items():
-        if case is None:
-            continue
-        recipe = by_id[recipe_id]
-        planned.append((case_control_id("noop", case.id), (recipe, noop_case(recipe, case))))
-        planned.append((case_control_id("decoy", case.id), decoy(recipe, case, recipes)))
-    return [(subject, *item) for subject, item in planned if item is not None]
+        if case is not None:
+            planned += family_controls(by_id[recipe_id], case, recipes)
+    return planned
+
+
+def recipe_controls(
+    seq: int, recipe: Recipe, example_index: int, examples: list[dict[str, str]], field: str
+) -> list[Control]:
+    """The controls a candidate recipe gets before it has cases: a faithful edit of the
+    example its first case is written from (right answer: yes; pair recipes only)."""
+    example = examples[example_index]
+    case_id = f"{recipe.id}/case-0"
+    faithful = faithful_case(
+        recipe, case_id, example_index, example, example[field], faithful_edit(seq)
+    )
+    return [] if faithful is None else [(case_control_id("faithful", case_id), *faithful)]
+
+
+def family_controls(recipe: Recipe, first_case: Case, recipes: Iterable[Recipe]) -> list[Control]:
+    """The controls a tested family gets from its first usable case: a no-op copy and a
+    decoy instruction (right answer: no)."""
+    planned = [(case_control_id("noop", first_case.id), recipe, noop_case(recipe, first_case))]
+    decoyed = decoy(recipe, first_case, recipes)
+    if decoyed is not None:
+        planned.append((case_control_id("decoy", first_case.id), *decoyed))
+    return planned
 
 
 NEGATIVE_KINDS = ("mirror", "noop", "decoy")

@@ -7,7 +7,6 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from sane._record import Record
-from sane.requirements import Requirement
 from sane.relations._kind import (
     EPS,
     RelationKind,
@@ -17,6 +16,7 @@ from sane.relations._kind import (
     register,
     verdict,
 )
+from sane.requirements import Requirement
 
 
 class AtLevelRelation(Record):

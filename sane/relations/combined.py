@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Literal
 
 from sane._record import Record
-from sane.requirements import Requirement
 from sane.relations._kind import (
     EPS,
     RelationKind,
@@ -16,6 +15,7 @@ from sane.relations._kind import (
     unchanged,
     verdict,
 )
+from sane.requirements import Requirement
 
 
 class CombinedRelation(Record):

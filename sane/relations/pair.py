@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Literal
 
 from sane._record import Record
-from sane.requirements import Requirement
 from sane.relations._kind import (
     EPS,
     Alternative,
@@ -17,6 +16,7 @@ from sane.relations._kind import (
     register,
     verdict,
 )
+from sane.requirements import Requirement
 
 
 class PairRelation(Record):

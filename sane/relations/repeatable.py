@@ -7,7 +7,6 @@ from typing import Literal
 from pydantic import Field
 
 from sane._record import Record
-from sane.requirements import Requirement
 from sane.relations._kind import (
     EPS,
     RelationKind,
@@ -18,6 +17,7 @@ from sane.relations._kind import (
     unchanged,
     verdict,
 )
+from sane.requirements import Requirement
 
 
 class RepeatableRelation(Record):

@@ -8,7 +8,6 @@ from typing import Literal
 from pydantic import Field
 
 from sane._record import Record
-from sane.requirements import Requirement
 from sane.relations._kind import (
     EPS,
     RelationKind,
@@ -19,6 +18,7 @@ from sane.relations._kind import (
     unchanged,
     verdict,
 )
+from sane.requirements import Requirement
 
 
 def _all_pairs(series: list[str]) -> list[tuple[str, str]]:

@@ -31,8 +31,8 @@ from sane.records import (
     Recipe,
     RunConfig,
     ScorerSpec,
-    SuiteSnapshot,
     Stage,
+    SuiteSnapshot,
     SuiteTarget,
     Vote,
 )
