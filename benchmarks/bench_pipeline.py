@@ -3,7 +3,7 @@
 Why: a suite is thousands of LLM calls; this measures what users feel, against a
 loopback OpenAI-compatible server (benchmarks/fake_llm_server.py, in its own
 process) with a chosen latency, through the product's real path (an `openai/` model with
-an API base, which the client calls with the OpenAI SDK, not litellm; the SQLite cache,
+an API base, which the client calls over HTTP directly, not through litellm; the SQLite cache,
 the suite store, the LangGraph workflow).
 
 It prints:

@@ -8,7 +8,7 @@ records on the item they hit; only a budget stop or a bug escapes a stage.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sane import agents
@@ -164,7 +164,7 @@ async def recipe_flow(ctx: RunContext, recipe_id: str) -> None:
                 if ctx.config.panel == "blind":
                     await mirror  # after the recipe: its ballot replays the recipe's answer
                 else:
-                    await asyncio.gather(_align(ctx, alignment, recipe.id, recipe), mirror)
+                    await _together(_align(ctx, alignment, recipe.id, recipe), mirror)
         flows.alignment.add(2)
         # the other recipes were checked by the guards when the flows were planned
         if recipe.id in aligned_recipe_ids([recipe], alignment, ctx.config):
@@ -204,7 +204,16 @@ async def _decide_controls(
             done[subject] = await ctx.panel.decide(subject, Question.realization, prompt)
         ctx.store.put_decision(done[subject])
 
-    await asyncio.gather(*(one(*item) for item in planned if item[0] not in done))
+    await _together(*(one(*item) for item in planned if item[0] not in done))
+
+
+async def _together(*work: Awaitable[None]) -> None:
+    """Await all of `work`; the first failure (a budget stop) is raised once all are done,
+    so that every call already paid for reaches the cache (plain `gather` would leave the
+    others running, to be cancelled uncached when the run ends)."""
+    for outcome in await asyncio.gather(*work, return_exceptions=True):
+        if isinstance(outcome, BaseException):
+            raise outcome
 
 
 async def join_recipes(ctx: RunContext) -> None:

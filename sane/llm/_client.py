@@ -3,7 +3,7 @@
 Callers ask for text or a pydantic object; the client looks the call up in the
 SQLite cache (a hit replays exactly and costs nothing), otherwise checks the
 budget, waits for a concurrency slot and calls the model (through litellm, or through the
-OpenAI SDK for a self-hosted OpenAI-compatible server: sane.llm._openai_http), retrying
+one JSON POST for a self-hosted OpenAI-compatible server: sane.llm._openai_http), retrying
 transient provider errors with backoff. Every attempt, cached or not, failed or not, is
 reported through `on_call` as a CallRecord, and only successful responses are
 stored, so a rerun retries what failed. A cached record carries the tokens of
@@ -295,7 +295,7 @@ class LLMClient:
     async def _acompletion(
         self, model: str, route: Route, messages: list[dict[str, str]], params: dict[str, Any]
     ) -> tuple[Any, float]:
-        """The provider's response and its price, by the route's transport: the OpenAI SDK
+        """The provider's response and its price, by the route's transport: a direct POST
         for a self-hosted OpenAI-compatible server (directly, or a router group of them),
         litellm for everything else."""
         if route.direct:

@@ -4,7 +4,7 @@ Every model, including the scripted test model and the embedded local models, go
 through one client, so caching, retries and call records are uniform. A route says which
 model string litellm sees, what extra arguments it gets and whether litellm can price the
 call; a self-hosted OpenAI-compatible server (`openai/NAME` with an API base) is called
-directly with the OpenAI SDK instead (`direct`, sane.llm._openai_http), which costs a
+directly over HTTP instead (`direct`, sane.llm._openai_http), which costs a
 fraction of litellm's CPU per call. Custom litellm providers (CustomLLM handlers) register
 here too, by provider name.
 """
@@ -41,7 +41,7 @@ class Route:
     priced: bool = True
     key_extra: dict[str, Any] = field(default_factory=dict)
     via_router: bool = False  # sent through the client's router (sane.llm._router)
-    # an OpenAI-compatible server at kwargs["api_base"], called with the OpenAI SDK
+    # an OpenAI-compatible server at kwargs["api_base"], called directly over HTTP
     direct: bool = False
     serial: bool = False  # one call at a time (a local model): the timeout starts once it runs
 

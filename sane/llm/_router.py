@@ -10,7 +10,7 @@ the cache key is the router model string, whichever deployment answered.
 A group whose deployments are all OpenAI-compatible servers (`openai/NAME` with an
 `api_base`, nothing else) in a file that asks for no more than simple-shuffle or
 least-busy routing is dispatched by sane itself: each call goes to the deployment with
-the fewest calls in flight, through the OpenAI SDK (sane.llm._openai_http), at a
+the fewest calls in flight, directly over HTTP (sane.llm._openai_http), at a
 fraction of litellm Router's CPU per call. Anything else in the file (fallbacks,
 per-deployment rpm, another strategy) sends the calls through litellm's Router.
 

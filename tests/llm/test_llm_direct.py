@@ -1,4 +1,4 @@
-"""The direct path: self-hosted OpenAI-compatible servers are called with the OpenAI SDK,
+"""The direct path: self-hosted OpenAI-compatible servers are called with one HTTP POST,
 never through litellm, for `openai/NAME` with an API base and for router groups of such
 servers; everything else still goes through litellm."""
 
