@@ -39,3 +39,33 @@ def test_a_slow_alignment_does_not_hold_back_other_recipes_cases(
     last_alignment = max(i for i, task in enumerate(tasks) if task == "vote:alignment")
     first_case = tasks.index("cases")
     assert first_case < last_alignment, tasks
+
+
+def test_planted_controls_are_asked_inside_the_flows_not_after_them(
+    workdir: Path, settings: LLMSettings
+) -> None:
+    """A family's controls (a faithful edit at once, a no-op and a decoy copy of its first
+    usable case) are asked while another recipe is still being aligned; with a controls
+    barrier after the flows, every control vote would be stored after every alignment."""
+    import sqlite3
+
+    script = workdir / "tiny_script.yaml"
+    rules = yaml.safe_load(script.read_text())
+    for rule in rules["rules"]:
+        if rule.get("task") == "vote:alignment" and rule.get("contains") == SLOW_RECIPE:
+            rule["delay_s"] = 1.0
+    script.write_text(yaml.safe_dump(rules))
+
+    generate_tiny(workdir, settings)
+
+    with sqlite3.connect(workdir / "suite.db") as db:
+        rows = db.execute("select rowid, subject_id, question from decisions").fetchall()
+    slow = SLOW_RECIPE.removeprefix("Recipe id: ")
+    slow_aligned = max(r for r, subject, q in rows if subject == slow and q == "alignment")
+    first: dict[str, int] = {}  # control kind -> its first decision's row
+    for row, subject, _ in sorted(rows):
+        if subject.startswith("control:"):
+            first.setdefault(subject.split(":")[1], row)
+    assert {"faithful", "noop", "decoy"} <= set(first), first
+    assert first["faithful"] < slow_aligned
+    assert first["noop"] < slow_aligned  # a family's copies too, not only the edits
