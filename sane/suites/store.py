@@ -340,9 +340,18 @@ class SuiteStore:
 
     # -------------------------------------------------------------------- votes
     def put_decision(self, decision: PanelDecision) -> None:
-        """Votes first, decision last: a stored decision always has all its votes."""
-        votes = [v.model_dump(mode="json") for v in decision.votes]
-        self.db["votes"].upsert_all(votes, pk=("subject_id", "question", "sample_index"))
+        """Votes first, decision last: a stored decision always has all its votes. (Plain
+        statements: sqlite-utils' upserts read the table's schema on every call, and a
+        suite stores a decision for every few LLM calls.)"""
+        self.db.conn.executemany(
+            "insert or replace into votes (subject_id, question, sample_index, model, "
+            "decision, rationale, raw, error) values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (v.subject_id, v.question.value, v.sample_index, v.model, v.decision.value)
+                + (v.rationale, v.raw, v.error)
+                for v in decision.votes
+            ],
+        )
         # A vote that failed is an error of its panel stage too, so the report counts it.
         stage = f"vote:{decision.question.value}"
         self.db.execute(
@@ -352,13 +361,10 @@ class SuiteStore:
             if vote.error:
                 message = f"vote {vote.sample_index} ({vote.model}): {vote.error}"
                 self.put_error(stage, decision.subject_id, message)
-        self.db["decisions"].upsert(
-            {
-                "subject_id": decision.subject_id,
-                "question": decision.question.value,
-                "decision": decision.decision.value,
-            },
-            pk=("subject_id", "question"),
+        self.db.conn.execute(
+            "insert into decisions (subject_id, question, decision) values (?, ?, ?) "
+            "on conflict (subject_id, question) do update set decision = excluded.decision",
+            [decision.subject_id, decision.question.value, decision.decision.value],
         )
 
     def decisions(self, question: Question) -> dict[str, PanelDecision]:
@@ -466,8 +472,9 @@ class SuiteStore:
 
     # ------------------------------------------------------------ calls, errors
     def put_call(self, call: CallRecord) -> None:
-        self.db["calls"].insert(
-            {"key": call.key, "task": call.task, "json": call.model_dump_json()}
+        self.db.conn.execute(
+            "insert into calls (key, task, json) values (?, ?, ?)",
+            [call.key, call.task, call.model_dump_json()],
         )
 
     def calls(self) -> list[CallRecord]:
