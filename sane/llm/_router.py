@@ -151,6 +151,8 @@ def direct_groups(parsed: RouterFile) -> dict[str, DirectGroup]:
             and set(params) <= DIRECT_PARAMS
             and str(params.get("model", "")).startswith(f"{OPENAI_PREFIX}/")
             and bool(params.get("api_base"))
+            # litellm reads `os.environ/NAME` values from the environment; leave it to it
+            and not any(str(v).startswith("os.environ/") for v in params.values())
         )
 
     return {

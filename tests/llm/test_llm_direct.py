@@ -125,7 +125,8 @@ def test_which_router_groups_sane_dispatches_itself() -> None:
     # a group with a deployment sane cannot call itself stays on litellm, the others do not
     hosted = {"model_name": "h", "litellm_params": {"model": "anthropic/claude"}}
     limited = _deployment("r", a, rpm=60)
-    assert groups({}, _deployment("j", a), hosted, limited) == {"j"}
+    from_env = _deployment("e", a, api_key="os.environ/SERVER_KEY")
+    assert groups({}, _deployment("j", a), hosted, limited, from_env) == {"j"}
 
 
 async def test_a_direct_router_group_keeps_each_server_equally_busy(
