@@ -269,8 +269,13 @@ def human_benchmark(
         chosen = build_targets(store, client, names or None)
     finally:
         store.close()
-    return asyncio.run(
-        score_labelled(
-            chosen, labelled, spec, timeout_s=timeout_s, invert_labels=invert_labels, seed=seed
-        )
-    )
+
+    async def scored() -> HumanBenchmark:
+        try:
+            return await score_labelled(
+                chosen, labelled, spec, timeout_s=timeout_s, invert_labels=invert_labels, seed=seed
+            )
+        finally:
+            await client.aclose()  # this loop's connections, before the loop ends
+
+    return asyncio.run(scored())

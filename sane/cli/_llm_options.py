@@ -65,7 +65,13 @@ OPTIONS: dict[str, Option] = {
         Option(
             "api_base",
             "api_base",
-            Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")],
+            Annotated[
+                str | None,
+                typer.Option(
+                    help="Base URL of an OpenAI-compatible server (openai/NAME models are "
+                    "then called on it directly, without litellm)."
+                ),
+            ],
             None,
         ),
         Option(
