@@ -2,8 +2,8 @@
 
 Callers ask for text or a pydantic object; the client looks the call up in the
 SQLite cache (a hit replays exactly and costs nothing), otherwise checks the
-budget, waits for a concurrency slot and calls the model (through litellm, or through the
-one JSON POST for a self-hosted OpenAI-compatible server: sane.llm._openai_http), retrying
+budget, waits for a concurrency slot and calls the model (through litellm, or with one
+JSON POST to a self-hosted OpenAI-compatible server: sane.llm._openai_http), retrying
 transient provider errors with backoff. Every attempt, cached or not, failed or not, is
 reported through `on_call` as a CallRecord, and only successful responses are
 stored, so a rerun retries what failed. A cached record carries the tokens of
