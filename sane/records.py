@@ -31,8 +31,10 @@ from sane.requirements import Requirement
 
 
 class Stage(StrEnum):
-    """The stages of a run, by one name each: the store's done-marks and error records,
-    the progress display and the stage functions (sane.stages) all use these."""
+    """The stages of a run, by one name each: the workflow graph's nodes (sane.workflow),
+    the store's done-marks and error records, the progress display and the stage functions
+    (sane.stages) all use these. Alignment runs inside each `cases` flow and tolerance
+    inside `execute`, so those two name progress and errors but no node of their own."""
 
     capabilities = "capabilities"
     recipes = "recipes"
@@ -43,6 +45,7 @@ class Stage(StrEnum):
     families = "families"
     tolerance = "tolerance"
     execute = "execute"
+    report = "report"
 
     @property
     def label(self) -> str:

@@ -69,3 +69,21 @@ def test_planted_controls_are_asked_inside_the_flows_not_after_them(
     assert {"faithful", "noop", "decoy"} <= set(first), first
     assert first["faithful"] < slow_aligned
     assert first["noop"] < slow_aligned  # a family's copies too, not only the edits
+
+
+def test_every_graph_node_is_named_by_the_stage_it_completes() -> None:
+    """Nodes, done-marks, error records and progress share one enumeration."""
+    from sane.records import Stage
+    from sane.workflow import GRAPHS
+
+    for mode, build in GRAPHS.items():
+        nodes = set(build().nodes)
+        assert nodes and nodes <= set(Stage), (mode, nodes - set(Stage))
+    assert set(GRAPHS["generate"]().nodes) == {
+        Stage.capabilities,
+        Stage.recipes,
+        Stage.cases,
+        Stage.case_panel,
+        Stage.controls,
+        Stage.families,
+    }
