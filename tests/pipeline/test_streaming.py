@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from tiny_suite import generate_tiny
 
@@ -87,3 +88,35 @@ def test_every_graph_node_is_named_by_the_stage_it_completes() -> None:
         Stage.controls,
         Stage.families,
     }
+
+
+def test_a_run_freezes_the_startup_heap_and_gives_it_back(
+    workdir: Path, settings: LLMSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The collector skips the objects that existed when the run started while it runs
+    (a full pass over them stalled every call in flight), and gets them back at the end,
+    also when the run fails, so a long-lived process keeps no garbage for good."""
+    import gc
+
+    from sane import stages
+
+    seen: list[int] = []
+    select_families = stages.select_families
+
+    async def watching(ctx: object) -> None:
+        seen.append(gc.get_freeze_count())
+        await select_families(ctx)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stages, "select_families", watching)
+    assert gc.get_freeze_count() == 0
+    generate_tiny(workdir, settings)
+    assert seen and seen[0] > 0
+    assert gc.get_freeze_count() == 0
+
+    async def failing(ctx: object) -> None:
+        raise RuntimeError("a bug in a stage")
+
+    monkeypatch.setattr(stages, "select_families", failing)
+    with pytest.raises(RuntimeError, match="a bug in a stage"):
+        generate_tiny(workdir, settings, suite=workdir / "second.db")
+    assert gc.get_freeze_count() == 0
