@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,10 +55,11 @@ UNBOUNDED = 4096  # concurrency that gives every call a slot at once (the critic
 
 
 @contextmanager
-def fake_server(latency: float, capacity: int = 0) -> Iterator[str]:
-    """The fake server in a subprocess (so its CPU is not the client's); yields its base URL.
+def fake_servers(latency: float, capacity: int = 0, count: int = 1) -> Iterator[list[str]]:
+    """`count` fake servers in one subprocess (so their CPU is not the client's), answering
+    as one panel; yields their base URLs.
 
-    `capacity` bounds the requests it serves at once, as a real server does.
+    `capacity` bounds the requests each serves at once, as a real server does.
     """
     process = subprocess.Popen(
         [
@@ -68,6 +69,8 @@ def fake_server(latency: float, capacity: int = 0) -> Iterator[str]:
             str(latency),
             "--capacity",
             str(capacity),
+            "--servers",
+            str(count),
         ],
         stdout=subprocess.PIPE,
         text=True,
@@ -76,10 +79,17 @@ def fake_server(latency: float, capacity: int = 0) -> Iterator[str]:
         line = process.stdout.readline() if process.stdout else ""
         if not line.startswith("PORT "):
             raise RuntimeError(f"the fake server did not start: {line!r}")
-        yield f"http://127.0.0.1:{int(line.split()[1])}/v1"
+        yield [f"http://127.0.0.1:{int(port)}/v1" for port in line.split()[1:]]
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@contextmanager
+def fake_server(latency: float, capacity: int = 0) -> Iterator[str]:
+    """One fake server; yields its base URL."""
+    with fake_servers(latency, capacity) as (url,):
+        yield url
 
 
 @dataclass
@@ -313,16 +323,14 @@ def router_speedup(workdir: Path, args: argparse.Namespace) -> float:
 
     Each server serves `capacity` requests at once (the rest queue), so one server
     gives at most capacity / latency calls per second; the client keeps `capacity`
-    calls in flight per server.
+    calls in flight per server. The four answer as one panel, so both runs make the
+    same suite with the same calls.
     """
     capacity, families = args.server_capacity, args.router_families
     print(f"\n6. scale-out with --router: servers of capacity {capacity}, {families} families")
     rates: dict[int, float] = {}
     for servers in (1, 4):
-        with ExitStack() as stack:
-            urls = [
-                stack.enter_context(fake_server(args.latency, capacity)) for _ in range(servers)
-            ]
+        with fake_servers(args.latency, capacity, servers) as urls:
             router = router_file(workdir / f"router-{servers}.json", urls)
             run = generate(
                 urls[0],

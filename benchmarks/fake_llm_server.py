@@ -15,7 +15,8 @@ Answers are a pure function of the request and of
 how many identical requests came before (the k votes of one decision are
 identical requests), so a sequential and an exhaustive run see the same panel.
 
-Run: python benchmarks/fake_llm_server.py --latency 0.2   (prints "PORT <n>")
+Run: python benchmarks/fake_llm_server.py --latency 0.2   (prints "PORT <n>";
+     with --servers N, N ports that answer as one panel: "PORT <n1> ... <nN>")
 """
 
 from __future__ import annotations
@@ -116,8 +117,9 @@ class Oracle:
         return json.dumps(handlers.get(schema, self.case)(text))
 
 
-def make_app(args: argparse.Namespace) -> web.Application:
-    oracle = Oracle(args)
+def make_app(args: argparse.Namespace, oracle: Oracle | None = None) -> web.Application:
+    """One server; servers made with the same `oracle` are one panel behind several ports."""
+    oracle = oracle or Oracle(args)
     counts = {"requests": 0}
     # A real server serves a bounded number of requests at once; the rest queue.
     slots = asyncio.Semaphore(args.capacity) if args.capacity else None
@@ -158,18 +160,26 @@ def make_app(args: argparse.Namespace) -> web.Application:
 
 
 async def main(args: argparse.Namespace) -> None:
-    runner = web.AppRunner(make_app(args), access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", args.port, backlog=1024)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    print(f"PORT {port}", flush=True)
+    # --servers N: N servers (each with its own port and --capacity) answering as one
+    # panel, so a router spreading a decision's identical votes over them sees the same
+    # answers one server would give (a server's answer depends on the identical requests
+    # before it).
+    oracle = Oracle(args)
+    ports = []
+    for _ in range(args.servers):
+        runner = web.AppRunner(make_app(args, oracle), access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", args.port, backlog=1024)
+        await site.start()
+        ports.append(site._server.sockets[0].getsockname()[1])  # type: ignore[union-attr]
+    print("PORT " + " ".join(map(str, ports)), flush=True)
     await asyncio.Event().wait()
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--servers", type=int, default=1, help="ports sharing one panel")
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per reply")
     parser.add_argument("--capacity", type=int, default=0, help="requests served at once (0: all)")
     parser.add_argument("--capabilities", type=int, default=200)

@@ -25,12 +25,15 @@ def test_the_fake_panel_validates_most_families_through_every_stage(tmp_path):
 
 
 def test_a_router_over_two_servers_runs_the_same_suite(tmp_path):
-    with (
-        bench_pipeline.fake_server(0.0, capacity=2) as one,
-        bench_pipeline.fake_server(0.0, capacity=2) as two,
-    ):
-        router = bench_pipeline.router_file(tmp_path / "router.json", [one, two])
-        run = bench_pipeline.generate(
-            one, tmp_path, "routed", families=2, concurrency=4, router=router
+    """The scale-out comparison is like for like: servers answering as one panel give the
+    routed run the suite and calls that one server gives."""
+    with bench_pipeline.fake_server(0.0, capacity=2) as one:
+        alone = bench_pipeline.generate(one, tmp_path, "alone", families=2, concurrency=2)
+    with bench_pipeline.fake_servers(0.0, capacity=2, count=2) as urls:
+        router = bench_pipeline.router_file(tmp_path / "router.json", urls)
+        routed = bench_pipeline.generate(
+            urls[0], tmp_path, "routed", families=2, concurrency=4, router=router
         )
-    assert run.families == 2 and run.validated >= 1
+    assert routed.families == 2 and routed.validated >= 1
+    assert routed.validated_ids == alone.validated_ids
+    assert routed.calls == alone.calls
