@@ -185,7 +185,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--capabilities", type=int, default=200)
     parser.add_argument("--unanimous", type=float, default=0.8)
     parser.add_argument("--good", type=float, default=0.75, help="share of good recipes")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.servers > 1 and args.port:
+        parser.error("--port must be 0 (any free port) with --servers above 1")
+    return args
 
 
 if __name__ == "__main__":
