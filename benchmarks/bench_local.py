@@ -8,7 +8,7 @@ runs with prefix reuse disabled and the two suites are compared: the fixed
 evaluation layout promises identical answers either way.
 
     .venv/bin/python benchmarks/bench_local.py [--out DIR] [--panel contrastive] [--reuse-off]
-                                               [--no-grammar-probe]
+                                               [--vote-rationale] [--no-grammar-probe]
 
 The last line is one JSON object: prompt_tok_s, gen_tok_s, prefix_hit_rate,
 demo_wall_s, demo_cpu_s, replay_wall_s, peak_rss_gb (and the reuse-off
@@ -27,10 +27,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from sane.demo import DemoPlan  # the plan only: the pipeline loads in the child
+
 MODEL = "local/qwen2.5-coder-1.5b"
 
 
-def child(out_dir: Path, cache: Path, stats_path: Path, panel: str) -> None:
+def child(out_dir: Path, cache: Path, stats_path: Path, plan_json: str) -> None:
     """Run the demo in this process and write the embedded models' own accounting."""
     from dataclasses import asdict
 
@@ -39,7 +41,8 @@ def child(out_dir: Path, cache: Path, stats_path: Path, panel: str) -> None:
     from sane.llm._local import usage_by_task
     from sane.local import llama
 
-    result = run_demo(out_dir, plan=DemoPlan(panel=panel), llm=LLMSettings(cache_path=cache))
+    plan = DemoPlan.model_validate_json(plan_json)
+    result = run_demo(out_dir, plan=plan, llm=LLMSettings(cache_path=cache))
     stats = {
         "tasks": {task: asdict(usage) for task, usage in sorted(usage_by_task.items())},
         "prefix": {name: asdict(s) for name, s in llama.prefix_stats().items()},
@@ -48,14 +51,22 @@ def child(out_dir: Path, cache: Path, stats_path: Path, panel: str) -> None:
     stats_path.write_text(json.dumps(stats, indent=2))
 
 
-def run_child(out_dir: Path, cache: Path, *, reuse: bool, panel: str) -> dict:
+def run_child(out_dir: Path, cache: Path, *, reuse: bool, plan: DemoPlan) -> dict:
     """One demo in a fresh process: wall, CPU-seconds and peak RSS of that process alone."""
     stats_path = out_dir / "bench_stats.json"
     env = dict(os.environ, SANE_LOCAL_PREFIX_REUSE="1" if reuse else "0")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, __file__, "--child", str(out_dir), str(cache), str(stats_path), panel],
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            str(out_dir),
+            str(cache),
+            str(stats_path),
+            plan.model_dump_json(),
+        ],
         check=True,
         env=env,
     )
@@ -145,25 +156,30 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=None, help="folder for suites and caches")
     parser.add_argument("--reuse-off", action="store_true", help="also run with reuse off")
     parser.add_argument("--no-grammar-probe", action="store_true")
-    from sane.demo import DemoPlan
-
     parser.add_argument(
         "--panel", default=DemoPlan().panel, help="the demo's panel mode (default: the demo's own)"
+    )
+    parser.add_argument(
+        "--vote-rationale",
+        action=argparse.BooleanOptionalAction,
+        default=DemoPlan().vote_rationale,
+        help="votes write a rationale before their answer (default: the demo's own)",
     )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        out_dir, cache, stats_path, panel = args.child
-        child(Path(out_dir), Path(cache), Path(stats_path), panel)
+        out_dir, cache, stats_path, plan_json = args.child
+        child(Path(out_dir), Path(cache), Path(stats_path), plan_json)
         return
     root = args.out or Path(tempfile.mkdtemp(prefix="bench-local-"))
     root.mkdir(parents=True, exist_ok=True)
     result: dict[str, object] = {}
+    plan = DemoPlan(panel=args.panel, vote_rationale=args.vote_rationale)
 
-    cold = run_child(root / "on", root / "on-cache.db", reuse=True, panel=args.panel)
+    cold = run_child(root / "on", root / "on-cache.db", reuse=True, plan=plan)
     per_call = print_tasks("demo, fresh cache, prefix reuse on", cold)
     figures = totals(cold)
-    replay = run_child(root / "replay", root / "on-cache.db", reuse=True, panel=args.panel)
+    replay = run_child(root / "replay", root / "on-cache.db", reuse=True, plan=plan)
     print(
         f"\nreplay from the cache: {replay['wall_s']:.1f} s wall, "
         f"{replay['peak_rss_gb']:.2f} GB peak"
@@ -182,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
         cpu_s_per_call={task: round(v, 2) for task, v in per_call.items()},
     )
     if args.reuse_off:
-        off = run_child(root / "off", root / "off-cache.db", reuse=False, panel=args.panel)
+        off = run_child(root / "off", root / "off-cache.db", reuse=False, plan=plan)
         print_tasks("demo, fresh cache, prefix reuse off", off)
         from sane.suites.content import content_differences
 

@@ -152,7 +152,13 @@ async def run(args: argparse.Namespace) -> dict:
     probe = pairs(args.criteria)[: args.limit]
     settings = LLMSettings(cache_path=args.out / "llm-cache.db", script_path=args.script)
     client = LLMClient(settings)
-    panel = OraclePanel(client, [args.model], votes=1, temperature=args.temperature)
+    panel = OraclePanel(
+        client,
+        [args.model],
+        votes=1,
+        temperature=args.temperature,
+        rationale=args.vote_rationale,
+    )
     started = time.perf_counter()
     answered = await asyncio.gather(*(ask(panel, p) for p in probe))
     wall = time.perf_counter() - started
@@ -175,6 +181,7 @@ async def run(args: argparse.Namespace) -> dict:
         "calls": 2 * len(probe),
         "wall_s": round(wall, 1),
         "model": args.model,
+        "vote_rationale": args.vote_rationale,
     }
     print(json.dumps(result))
     return result
@@ -186,6 +193,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--criteria", nargs="+", default=list(refs.REFERENCES))
     parser.add_argument("--temperature", type=float, default=0.0)
     parser.add_argument("--limit", type=int, help="the first N pairs only")
+    parser.add_argument(
+        "--vote-rationale",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="each answer comes after a one-sentence rationale (--no-vote-rationale: alone)",
+    )
     parser.add_argument("--out", type=Path, default=Path("out/bench-oracle"))
     parser.add_argument("--script", type=Path, help="scripted model's rules file (tests)")
     args = parser.parse_args(argv)

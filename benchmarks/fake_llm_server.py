@@ -112,7 +112,7 @@ class Oracle:
             "RecipeList": self.recipes,
             "CaseDraft": self.case,
         }
-        if schema == "VoteDraft":
+        if schema in ("VoteDraft", "VoteDecision"):
             return json.dumps(self.vote(text, occurrence))
         return json.dumps(handlers.get(schema, self.case)(text))
 

@@ -40,6 +40,7 @@ def _context(
         config.oracle_temperature,
         seed=config.seed,
         sequential=not config.exhaustive,
+        rationale=config.vote_rationale,
     )
     return RunContext(
         store=store,

@@ -35,6 +35,10 @@ class DemoPlan(BaseModel):
     # The demo uses the plain panel, and its reports say first that the panel failed its
     # controls, so its faults are not evidence. `sane generate` stays contrastive.
     panel: str = "plain"
+    # Votes give their answer alone: on the embedded model a rationale is most of what a
+    # vote generates (a third of the demo's CPU time) and its answers are no better for it
+    # (docs/validity.md). `sane generate` keeps rationales.
+    vote_rationale: bool = False
     targets: list[str] = [
         "rouge-l",
         "chrf",
@@ -54,6 +58,7 @@ class DemoPlan(BaseModel):
             max_capabilities=self.capabilities,
             recipes_per_capability=self.recipes_per_capability,
             panel=self.panel,
+            vote_rationale=self.vote_rationale,
         )
 
 

@@ -24,7 +24,7 @@ from sane.agents.capabilities import PROMPT_EXAMPLES, requirement_meanings
 from sane.generators.transforms import OPERATORS
 from sane.inputs import examples_path, load_examples, load_spec
 from sane.llm import ensure_litellm_ready, price, with_instruction
-from sane.panel.ballots import VoteDraft, YesNoBallot, alignment_question
+from sane.panel.ballots import Ballot, YesNoBallot, alignment_question, reply_for, with_reply_line
 from sane.prompts import messages
 from sane.records import (
     Capability,
@@ -40,6 +40,7 @@ from sane.run_config import check_models
 
 # Assumed completion lengths (tokens) per call kind; prompts are counted, not assumed.
 COMPLETION_TOKENS = {"capabilities": 600, "recipes": 800, "cases": 400, "votes": 120}
+ANSWER_ONLY_VOTE_TOKENS = 12  # a vote without a rationale: `{"decision": "yes"}`
 REPAIR_RETRIES = 2  # LLMSettings.repair_retries default
 
 
@@ -115,7 +116,13 @@ def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> di
     relation_json = recipe.relation.model_dump_json()
     vote = {"spec": spec, "recipe": recipe, "case": case, "relation_json": relation_json}
     alignment, ballot = alignment_question(recipe, config)
-    alignment_ballot = ballot or YesNoBallot(task="alignment")
+
+    def vote_prompt(template: str, ballot: Ballot) -> list[dict[str, str]]:
+        """A vote's prompt as the panel sends it (sane.panel.oracle)."""
+        reply = reply_for(ballot, config.vote_rationale)
+        return with_instruction(with_reply_line(messages(template, **vote), reply), reply)
+
+    realization = vote_prompt("vote_realization.j2", YesNoBallot(task="realization"))
     return {
         "capabilities": with_instruction(
             messages(
@@ -137,7 +144,7 @@ def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> di
             ),
             recipe_list(config.recipes_per_capability),
         ),
-        "alignment": with_instruction(messages(alignment, **vote), alignment_ballot.draft),
+        "alignment": vote_prompt(alignment, ballot or YesNoBallot(task="alignment")),
         "cases": with_instruction(
             messages(
                 "case.j2",
@@ -149,8 +156,8 @@ def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> di
             ),
             case_draft(("perturbed",)),
         ),
-        "case panel": with_instruction(messages("vote_realization.j2", **vote), VoteDraft),
-        "controls": with_instruction(messages("vote_realization.j2", **vote), VoteDraft),
+        "case panel": realization,
+        "controls": realization,
     }
 
 
@@ -187,6 +194,8 @@ def estimate_generate(spec: ScorerSpec, examples: list[Example], config: RunConf
         is_vote = stage in {"alignment", "case panel", "controls"}
         models = panel if is_vote else [config.model]
         completion = COMPLETION_TOKENS["votes" if is_vote else stage]
+        if is_vote and not config.vote_rationale:
+            completion = ANSWER_ONLY_VOTE_TOKENS
         prompt_tokens = completion_tokens = 0
         cost: float | None = 0.0
         for model in models:  # votes are spread round-robin over the panel's models

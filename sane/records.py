@@ -325,6 +325,9 @@ class RunConfig(Record):
     # blind: contrastive, and a pair relation's direction is asked without being shown
     # (sane.panel.ballots).
     panel: PanelKind = "contrastive"
+    # each vote writes one short sentence before its answer; off, the answer alone (fewer
+    # generated tokens: on the embedded model a rationale is most of a vote's output)
+    vote_rationale: bool = True
 
     @property
     def threshold(self) -> int:

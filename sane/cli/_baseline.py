@@ -45,7 +45,16 @@ def _render(comparison: Any, format: str) -> str:
 @llm_options()
 @execute_options()
 @run_options(
-    "model", "oracle_model", "votes", "cases", "tau", "seed", "capabilities", "recipes", "panel"
+    "model",
+    "oracle_model",
+    "votes",
+    "cases",
+    "tau",
+    "seed",
+    "capabilities",
+    "recipes",
+    "panel",
+    "vote_rationale",
 )
 def baseline(
     spec: Annotated[str, typer.Argument(help="Scorer spec YAML, or builtin:NAME.")],

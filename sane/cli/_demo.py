@@ -47,13 +47,26 @@ def demo(
             "contrastive (sane generate's default) or blind."
         ),
     ] = DemoPlan().panel,
+    vote_rationale: Annotated[
+        bool,
+        typer.Option(
+            help="Votes write a rationale before their answer (off in the demo: on the embedded "
+            "model it is most of what a vote generates, for no better answer)."
+        ),
+    ] = DemoPlan().vote_rationale,
     quiet: Quiet = False,
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
 ) -> None:
     """The offline end-to-end run: a suite for a built-in spec, executed on local targets."""
     from sane.demo import run_demo
 
-    plan = DemoPlan(spec=spec, model=model, panel=panel, **({"targets": target} if target else {}))
+    plan = DemoPlan(
+        spec=spec,
+        model=model,
+        panel=panel,
+        vote_rationale=vote_rationale,
+        **({"targets": target} if target else {}),
+    )
     err.print(
         f"sane demo: {plan.spec} with {plan.model} as agent and oracle "
         f"({plan.capabilities} capabilities, {plan.cases} cases per recipe, {plan.votes} votes)"

@@ -112,6 +112,18 @@ OPTIONS: dict[str, Option] = {
             ],
             "contrastive",
         ),
+        Option(
+            "vote_rationale",
+            "vote_rationale",
+            Annotated[
+                bool,
+                typer.Option(
+                    help="Each oracle vote writes a one-sentence rationale before its answer; "
+                    "--no-vote-rationale asks for the answer alone (fewer tokens)."
+                ),
+            ],
+            True,
+        ),
     )
 }
 

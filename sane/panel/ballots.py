@@ -17,13 +17,19 @@ direction at all, instead of validating every decrease the agent claims.
 Under a blind panel a realization vote is checked the same way against a decoy:
 the case is also asked whether it realizes another recipe's instruction, and a
 yes counts only when that one gets a no.
+
+Every ballot has two reply shapes, and the panel asks for one (`vote_rationale` in the
+run's configuration): a one-sentence rationale written before the answer (the default:
+the model states a reason before it commits), or the answer alone. The line that asks
+for the reply is added here, under the task's own question, so the prompt and the
+schema always agree.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -31,9 +37,13 @@ from sane.records import Decision, Question, Recipe, Relation, RunConfig, Vote
 from sane.relations import kind_of
 
 RATIONALE_CHARS = 160  # "one short sentence": the bound reaches a local model's grammar
+RATIONALE_ASKED = '"rationale": "one short sentence", '
 
 
 class _Drafted(BaseModel):
+    """A reply with a rationale, written first (the schema's field order is the reply's)."""
+
+    shape: ClassVar[str]  # the answer's part of the reply line, e.g. '"decision": "yes" or "no"'
     rationale: str = Field(default="", max_length=RATIONALE_CHARS)
 
     @field_validator("rationale", mode="before")
@@ -43,12 +53,46 @@ class _Drafted(BaseModel):
         return value[:RATIONALE_CHARS] if isinstance(value, str) else value
 
 
+class _Answered(BaseModel):
+    """A reply that is the answer alone: its rationale is empty, and never generated."""
+
+    shape: ClassVar[str]
+    rationale: ClassVar[str] = ""
+
+
 class VoteDraft(_Drafted):
+    shape: ClassVar[str] = '"decision": "yes" or "no"'
+    decision: Literal["yes", "no"]
+
+
+class VoteDecision(_Answered):
+    shape: ClassVar[str] = VoteDraft.shape
     decision: Literal["yes", "no"]
 
 
 class DirectionDraft(_Drafted):
+    shape: ClassVar[str] = '"answer": "lower", "higher" or "same"'
     answer: Literal["lower", "higher", "same"]
+
+
+class DirectionAnswer(_Answered):
+    shape: ClassVar[str] = DirectionDraft.shape
+    answer: Literal["lower", "higher", "same"]
+
+
+Reply = type[_Drafted] | type[_Answered]
+
+
+def reply_for(ballot: Ballot, rationale: bool) -> Reply:
+    """The reply shape a vote on `ballot` asks for: with a rationale first, or the answer alone."""
+    return ballot.draft if rationale else ballot.answer
+
+
+def with_reply_line(prompt: list[dict[str, str]], reply: Reply) -> list[dict[str, str]]:
+    """The vote prompt with the line that asks for `reply`'s shape under its question."""
+    asked = RATIONALE_ASKED if issubclass(reply, _Drafted) else ""
+    *head, last = prompt
+    return [*head, {**last, "content": f"{last['content']}\nReturn {{{asked}{reply.shape}}}."}]
 
 
 TEXTS_EXCHANGED = "texts_exchanged"
@@ -56,7 +100,8 @@ DECOY_INSTRUCTION = "decoy_instruction"
 
 
 class Ballot(Protocol):
-    """What a vote asks for (`draft`, under task `vote:<task>`) and how it decides.
+    """What a vote asks for (`draft` with a rationale, `answer` without, under task
+    `vote:<task>`) and how it decides.
 
     A ballot with a `contrast` asks every vote twice: the question, and a contrast
     question whose answer a sound oracle knows from the first (`TEXTS_EXCHANGED`: the
@@ -66,6 +111,7 @@ class Ballot(Protocol):
 
     task: str
     draft: type[_Drafted]
+    answer: type[_Answered]
     contrast: str | None
 
     def decision(self, draft: BaseModel) -> Decision: ...
@@ -81,10 +127,11 @@ class YesNoBallot:
 
     task: str
     draft: type[_Drafted] = VoteDraft
+    answer: type[_Answered] = VoteDecision
     contrast: str | None = None
 
     def decision(self, draft: BaseModel) -> Decision:
-        assert isinstance(draft, VoteDraft)
+        assert isinstance(draft, (VoteDraft, VoteDecision))
         return Decision(draft.decision)
 
     def combine(self, asked: BaseModel, contrast: BaseModel) -> tuple[Decision, str]:
@@ -106,15 +153,16 @@ class DirectionBallot:
     expected: frozenset[str]
     task: str = "direction"
     draft: type[_Drafted] = DirectionDraft
+    answer: type[_Answered] = DirectionAnswer
     contrast: str | None = TEXTS_EXCHANGED
 
     def decision(self, draft: BaseModel) -> Decision:
-        assert isinstance(draft, DirectionDraft)
+        assert isinstance(draft, (DirectionDraft, DirectionAnswer))
         return Decision.yes if draft.answer in self.expected else Decision.no
 
     def turned_round(self, draft: BaseModel) -> Decision:
         """The decision on an answer given with the texts' roles exchanged."""
-        assert isinstance(draft, DirectionDraft)
+        assert isinstance(draft, (DirectionDraft, DirectionAnswer))
         return self.decision(draft.model_copy(update={"answer": TURNED_ROUND[draft.answer]}))
 
     def combine(self, asked: BaseModel, contrast: BaseModel) -> tuple[Decision, str]:

@@ -15,6 +15,10 @@ A vote on a ballot with a contrast (sane.panel.ballots) is two calls under one
 sample index: the question and its contrast (the texts' roles exchanged, or a decoy
 instruction). When the two answers contradict each other the vote is `unresolved`
 (no error: the model answered, but its answer was no answer about the case).
+
+With `rationale` (the default) each vote writes one short sentence before its answer;
+without, the answer alone (sane.panel.ballots): on the embedded model a rationale is most
+of what a vote generates, and the answer does not get better for it (docs/validity.md).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from sane.errors import LLMError
-from sane.panel.ballots import Ballot, YesNoBallot
+from sane.panel.ballots import Ballot, YesNoBallot, reply_for, with_reply_line
 from sane.records import Decision, PanelDecision, Question, Vote
 
 if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
@@ -70,6 +74,7 @@ class OraclePanel:
         seed: int = 0,
         *,
         sequential: bool = True,
+        rationale: bool = True,
     ) -> None:
         if votes < 1:
             raise ValueError("a panel needs at least one vote")
@@ -79,12 +84,14 @@ class OraclePanel:
         self.temperature = temperature
         self.seed = seed
         self.sequential = sequential
+        self.rationale = rationale
 
     async def _ask(self, model: str, prompt: Prompt, index: int, ballot: Ballot) -> BaseModel:
+        reply = reply_for(ballot, self.rationale)
         return await self.llm.structured(
             model,
-            prompt,
-            ballot.draft,
+            with_reply_line(prompt, reply),
+            reply,
             task=f"vote:{ballot.task}",
             sample_index=index,
             temperature=self.temperature,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import yaml
@@ -54,6 +55,17 @@ def test_demo_writes_the_suite_and_three_reports_and_prints_the_ranking(workdir:
     assert ranks["careful"] < ranks["lazy"]
     assert report["targets"]["lazy"]["faults"] > 0 and report["targets"]["careful"]["faults"] == 0
     assert str(out / "report.html") in stdout
+
+
+def test_demo_votes_give_their_answer_alone(workdir: Path):
+    """The demo asks the panel for answers without rationales (its CPU time on the embedded
+    model), and says so in the configuration stored with the suite."""
+    assert _demo(workdir, "demo")[0] == 0
+    with sqlite3.connect(workdir / "demo" / "suite.db") as db:
+        config = json.loads(db.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()[0])
+        rationales = {r for (r,) in db.execute("SELECT rationale FROM votes")}
+    assert config["vote_rationale"] is False
+    assert rationales == {""}
 
 
 def test_a_second_demo_from_the_same_cache_generates_the_same_suite(workdir: Path):
