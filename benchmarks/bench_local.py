@@ -8,7 +8,7 @@ runs with prefix reuse disabled and the two suites are compared: the fixed
 evaluation layout promises identical answers either way.
 
     .venv/bin/python benchmarks/bench_local.py [--out DIR] [--panel contrastive] [--reuse-off]
-                                               [--vote-rationale] [--no-grammar-probe]
+                                               [--vote-rationale] [--seed N] [--no-grammar-probe]
 
 The last line is one JSON object: prompt_tok_s, gen_tok_s, prefix_hit_rate,
 demo_wall_s, demo_cpu_s, replay_wall_s, peak_rss_gb (and the reuse-off
@@ -165,6 +165,7 @@ def main(argv: list[str] | None = None) -> None:
         default=DemoPlan().vote_rationale,
         help="votes write a rationale before their answer (default: the demo's own)",
     )
+    parser.add_argument("--seed", type=int, default=0, help="the demo's generation seed")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -174,7 +175,7 @@ def main(argv: list[str] | None = None) -> None:
     root = args.out or Path(tempfile.mkdtemp(prefix="bench-local-"))
     root.mkdir(parents=True, exist_ok=True)
     result: dict[str, object] = {}
-    plan = DemoPlan(panel=args.panel, vote_rationale=args.vote_rationale)
+    plan = DemoPlan(panel=args.panel, vote_rationale=args.vote_rationale, seed=args.seed)
 
     cold = run_child(root / "on", root / "on-cache.db", reuse=True, plan=plan)
     per_call = print_tasks("demo, fresh cache, prefix reuse on", cold)

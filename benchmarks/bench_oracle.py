@@ -28,6 +28,7 @@ line is one JSON object with these figures for all pairs, plus ``pairs``, ``call
 
     .venv/bin/python benchmarks/bench_oracle.py                   # embedded Qwen, ~17 min
     .venv/bin/python benchmarks/bench_oracle.py --model openai/gpt-4o-mini
+    .venv/bin/python benchmarks/bench_oracle.py --same 15 --no-vote-rationale  # 30 pairs
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -149,7 +151,12 @@ def figures(rows: list[tuple[Pair, tuple[str, str]]]) -> dict[str, float | int |
 
 
 async def run(args: argparse.Namespace) -> dict:
-    probe = pairs(args.criteria)[: args.limit]
+    probe = pairs(args.criteria)
+    if args.same is not None:  # every pair that moves, and a sample of those that do not
+        unchanged = [p for p in probe if p.label == "same"]
+        sample = random.Random(0).sample(unchanged, min(args.same, len(unchanged)))
+        probe = [p for p in probe if p.label != "same" or p in sample]
+    probe = probe[: args.limit]
     settings = LLMSettings(cache_path=args.out / "llm-cache.db", script_path=args.script)
     client = LLMClient(settings)
     panel = OraclePanel(
@@ -193,6 +200,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--criteria", nargs="+", default=list(refs.REFERENCES))
     parser.add_argument("--temperature", type=float, default=0.0)
     parser.add_argument("--limit", type=int, help="the first N pairs only")
+    parser.add_argument(
+        "--same", type=int, help="all pairs whose score moves, and N (seed 0) of those that do not"
+    )
     parser.add_argument(
         "--vote-rationale",
         action=argparse.BooleanOptionalAction,

@@ -39,6 +39,7 @@ class DemoPlan(BaseModel):
     # vote generates (a third of the demo's CPU time) and its answers are no better for it
     # (docs/validity.md). `sane generate` keeps rationales.
     vote_rationale: bool = False
+    seed: int = 0
     targets: list[str] = [
         "rouge-l",
         "chrf",
@@ -59,6 +60,7 @@ class DemoPlan(BaseModel):
             recipes_per_capability=self.recipes_per_capability,
             panel=self.panel,
             vote_rationale=self.vote_rationale,
+            seed=self.seed,
         )
 
 

@@ -54,6 +54,9 @@ def demo(
             "model it is most of what a vote generates, for no better answer)."
         ),
     ] = DemoPlan().vote_rationale,
+    seed: Annotated[
+        int, typer.Option(help="Generation seed: another seed, another draw.")
+    ] = DemoPlan().seed,
     quiet: Quiet = False,
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
 ) -> None:
@@ -65,6 +68,7 @@ def demo(
         model=model,
         panel=panel,
         vote_rationale=vote_rationale,
+        seed=seed,
         **({"targets": target} if target else {}),
     )
     err.print(

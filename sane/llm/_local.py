@@ -3,14 +3,16 @@
 The model itself lives in `sane.local.llama` (imported lazily: it loads heavy
 native code and may be absent). Its `chat` function is synchronous and the
 machine runs one model at a time, so calls run in a worker thread under a
-process-wide lock. The seed is the sample index, so repeated votes differ
-while a rerun stays identical.
+process-wide lock. Each call samples with a seed of its own (`call_seed`), so
+repeated votes differ while a rerun stays identical.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import importlib
+import json
 import threading
 import time
 from collections import defaultdict
@@ -30,7 +32,6 @@ from sane.llm._settings import LLMSettings
 
 PROVIDER = "local"
 LLAMA_MODULE = "sane.local.llama"
-SEED_STRIDE = 1_000_003  # run seed and sample index combine into distinct local seeds
 DEFAULT_TEMPERATURE = 0.7  # votes need sampling to differ; the seed keeps them reproducible
 DEFAULT_MAX_TOKENS = 1024
 
@@ -63,6 +64,18 @@ def _json_schema(response_format: Any) -> dict | None:
     spec = response_format.get("json_schema") or {}
     schema = spec.get("schema")
     return schema if isinstance(schema, dict) else None
+
+
+def call_seed(run_seed: int, sample_index: int, messages: list[dict[str, str]]) -> int:
+    """The sampling seed of one call: the run's seed, the vote's sample index and the prompt.
+
+    The prompt is part of it so that calls on different questions draw independently:
+    from the run seed and sample index alone, every decision's second vote drew the same
+    random number, so one question's votes were tied to every other's. A rerun draws the
+    same. Below 2**32 - 1, which llama.cpp reads as "seed at random".
+    """
+    key = json.dumps([run_seed, sample_index, messages], sort_keys=True).encode("utf-8")
+    return int.from_bytes(hashlib.sha256(key).digest()[:4], "little") % 0xFFFFFFFF
 
 
 def _run_locked(name: str, messages: list[dict[str, str]], task: str, **kwargs: Any) -> Any:
@@ -103,7 +116,9 @@ class LocalLLM(CustomLLM):
             str(meta.get("task") or "other"),
             json_schema=_json_schema(optional_params.get("response_format")),
             temperature=DEFAULT_TEMPERATURE if temperature is None else float(temperature),
-            seed=int(meta.get("seed") or 0) * SEED_STRIDE + int(meta.get("sample_index", 0)),
+            seed=call_seed(
+                int(meta.get("seed") or 0), int(meta.get("sample_index", 0)), plain_messages
+            ),
             max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else int(max_tokens),
         )
         model_response.choices[0].message.content = result.text  # type: ignore[union-attr]

@@ -46,9 +46,33 @@ def _schema_json(schema: type[BaseModel]) -> str:
     return json.dumps(schema.model_json_schema(), sort_keys=True)
 
 
+def _without_titles(node: Any) -> Any:
+    """A JSON schema without its `title` annotations, which pydantic derives from the names
+    beside them (a property that is itself called "title" stays)."""
+    if isinstance(node, list):
+        return [_without_titles(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        key: (
+            {name: _without_titles(sub) for name, sub in value.items()}
+            if key in ("properties", "$defs") and isinstance(value, dict)
+            else _without_titles(value)
+        )
+        for key, value in node.items()
+        if key != "title"
+    }
+
+
 @lru_cache(maxsize=256)
 def _instruction(schema: type[BaseModel]) -> str:
-    return render("schema_instruction.j2", schema_json=_schema_json(schema))
+    """The schema as the prompt shows it: compact and without titles. A model reads the
+    same constraints in about two thirds of the tokens (a recipe list's schema: 1,408 ->
+    899 Qwen tokens), which every model's prompt pays for and the embedded one evaluates."""
+    shown = json.dumps(
+        _without_titles(schema.model_json_schema()), sort_keys=True, separators=(",", ":")
+    )
+    return render("schema_instruction.j2", schema_json=shown)
 
 
 def response_format(schema: type[BaseModel]) -> dict[str, Any]:
@@ -71,7 +95,7 @@ def with_instruction(
     In the system message, not after the question: every call of one task sends
     the same schema, so there it belongs to the prompt's shared prefix, which a
     local model evaluates once and reuses (a recipe's schema alone is about
-    1,400 tokens); after the question it would be evaluated again on every call.
+    900 tokens); after the question it would be evaluated again on every call.
     """
     instruction = _instruction(schema)
     out = [dict(m) for m in messages]

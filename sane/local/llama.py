@@ -5,8 +5,10 @@ key, no hub, only the verified files from `sane.local.assets`. A model is
 loaded once per process (loading Qwen2.5-Coder-1.5B takes seconds, a chat call
 far less), and a JSON schema turns into llama.cpp's grammar-constrained
 decoding, so a structured answer is valid JSON of the right shape by
-construction rather than by hope. llama.cpp contexts are not thread-safe, so
-each loaded model has its own lock.
+construction rather than by hope; a schema whose whole answer is one of a few
+strings (an answer-only vote) is read as one choice at the position after the
+reply's fixed opening (`Choice`), with no decode step. llama.cpp contexts are not
+thread-safe, so each loaded model has its own lock.
 
 Prompts are evaluated in a fixed layout (blocks of `BLOCK` tokens aligned to
 position 0, then the last prompt token alone) so that a saved prefix state
@@ -292,6 +294,72 @@ def _prefill(model: LoadedModel, tokens: list[int]) -> int:
     return reused
 
 
+@dataclass(frozen=True)
+class Choice:
+    """A JSON schema whose whole answer is one of a few strings: `{"<field>": "<value>"}`.
+
+    An answer-only vote is such a schema. Generating it token by token spends a decode
+    step on every token of `{"decision": "yes"}` although only `yes` is the model's to
+    choose. Instead the reply's fixed opening goes at the end of the prompt (evaluated with
+    it, in its batches, and shared by the k votes of one decision) and the value is
+    sampled, with the call's own sampling chain and seed, among the values' first tokens
+    after it: no decode step at all. A schema whose values share a first token is
+    generated as usual.
+    """
+
+    field: str
+    values: tuple[str, ...]
+
+    @classmethod
+    def of(cls, schema: dict[str, Any] | None) -> Choice | None:
+        properties = (schema or {}).get("properties") or {}
+        if (schema or {}).get("type") != "object" or len(properties) != 1:
+            return None
+        ((field, spec),) = properties.items()
+        values = spec.get("enum") if isinstance(spec, dict) else None
+        if (schema or {}).get("required") != [field] or not values:
+            return None
+        if not all(isinstance(v, str) for v in values):
+            return None
+        return cls(field, tuple(values))
+
+    @property
+    def opening(self) -> str:
+        return "{" + json.dumps(self.field) + ': "'
+
+    def reply(self, value: str) -> str:
+        return self.opening + json.dumps(value)[1:] + "}"
+
+    def first_tokens(self, llm: Llama) -> dict[int, str] | None:
+        """Each value by the token that starts it after the opening; None if two share one."""
+        opening = llm.tokenize(self.opening.encode("utf-8"), add_bos=False, special=False)
+        first: dict[int, str] = {}
+        for value in self.values:
+            whole = llm.tokenize(self.reply(value).encode("utf-8"), add_bos=False, special=False)
+            if whole[: len(opening)] != opening or len(whole) == len(opening):
+                return None
+            first[whole[len(opening)]] = value
+        return first if len(first) == len(self.values) else None
+
+
+def _choose(llm: Llama, first: dict[int, str], temperature: float, seed: int) -> str:
+    """Sample one value among `first` (token -> value) from the last position's logits."""
+    import llama_cpp
+
+    logits = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
+    ids = list(first)
+    data = (llama_cpp.llama_token_data * len(ids))(
+        *(llama_cpp.llama_token_data(token, float(logits[token]), 0.0) for token in ids)
+    )
+    candidates = llama_cpp.llama_token_data_array(data, len(ids), -1, False)
+    chain = _chain(temperature, seed)
+    try:
+        llama_cpp.llama_sampler_apply(chain.sampler, ctypes.byref(candidates))
+        return first[candidates.data[candidates.selected].id]
+    finally:
+        chain.close()
+
+
 def _grammar(json_schema: dict[str, Any] | None) -> Any:
     if json_schema is None:
         return None
@@ -459,9 +527,13 @@ def chat(
     """
     model = load(name)
     llm = model.llm
+    choice = Choice.of(json_schema)
     try:
         with model.lock:
             tokens, stop = prompt_tokens(llm, messages)
+            first = choice.first_tokens(llm) if choice is not None else None
+            if choice is not None and first is not None:
+                tokens += llm.tokenize(choice.opening.encode("utf-8"), add_bos=False, special=False)
             if len(tokens) + 1 > N_CTX:
                 raise ValueError(
                     f"the prompt is {len(tokens)} tokens, over the {N_CTX}-token context window"
@@ -469,14 +541,20 @@ def chat(
             started = time.perf_counter()
             reused = _prefill(model, tokens)
             prefilled = time.perf_counter()
-            generated, text = _generate(
-                llm,
-                grammar=_grammar(json_schema),
-                temperature=temperature,
-                seed=seed,
-                max_tokens=min(max_tokens, N_CTX - len(tokens)),
-                stop=stop,
-            )
+            if choice is not None and first is not None:
+                text = choice.reply(_choose(llm, first, temperature, seed))
+                generated = llm.tokenize(
+                    text.removeprefix(choice.opening).encode("utf-8"), add_bos=False, special=False
+                )
+            else:
+                generated, text = _generate(
+                    llm,
+                    grammar=_grammar(json_schema),
+                    temperature=temperature,
+                    seed=seed,
+                    max_tokens=min(max_tokens, N_CTX - len(tokens)),
+                    stop=stop,
+                )
             finished = time.perf_counter()
     except (ValueError, RuntimeError) as error:
         raise LLMError(PROVIDER_PREFIX + model_name(name), str(error)) from error

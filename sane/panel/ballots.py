@@ -21,8 +21,8 @@ yes counts only when that one gets a no.
 Every ballot has two reply shapes, and the panel asks for one (`vote_rationale` in the
 run's configuration): a one-sentence rationale written before the answer (the default:
 the model states a reason before it commits), or the answer alone. The line that asks
-for the reply is added here, under the task's own question, so the prompt and the
-schema always agree.
+for the reply is written from the schema asked for (`with_reply_line`), under the task's
+own question, so the prompt and the schema always agree.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from sane.requirements import Requirement
 
 
 class CombinedRelation(Record):
-    """Subadditivity of two independent degradations A and B (DESIGN section 3)."""
+    """Subadditivity of two independent degradations A and B."""
 
     kind: Literal["combined"] = "combined"
     original: str = "original"

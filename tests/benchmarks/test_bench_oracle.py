@@ -82,3 +82,14 @@ def test_an_oracle_that_reads_the_order_is_consistent_and_a_failed_call_is_not_a
     assert result["failed_calls"] == len(failed) > 0
     assert result["order_consistency"] == 1.0
     assert 0 < result["accept_wrong_checked"] == result["accept_wrong_single"] < 1
+
+
+def test_same_keeps_every_pair_that_moves_and_samples_the_rest(tmp_path: Path) -> None:
+    script = tmp_path / "oracle.yaml"
+    rules = [{"task": "vote:direction", "response": {"answer": "same"}}]
+    script.write_text(yaml.safe_dump({"rules": rules}))
+    argv = ["--model", "scripted", "--script", str(script), "--out", str(tmp_path), "--same", "3"]
+    result = bench_oracle.main([*argv, "--no-vote-rationale"])
+    moved = sum(p.label != "same" for p in bench_oracle.pairs(list(refs.REFERENCES)))
+    assert result["pairs"] == moved + 3 and result["vote_rationale"] is False
+    assert result["accuracy"] == pytest.approx(3 / (moved + 3), abs=1e-3)

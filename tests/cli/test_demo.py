@@ -15,7 +15,9 @@ from sane.suites.content import suite_content
 runner = CliRunner()
 
 
-def _demo(workdir: Path, out: str, script: str = "tiny_script.yaml") -> tuple[int, str, str]:
+def _demo(
+    workdir: Path, out: str, script: str = "tiny_script.yaml", *extra: str
+) -> tuple[int, str, str]:
     result = runner.invoke(
         app,
         [
@@ -35,6 +37,7 @@ def _demo(workdir: Path, out: str, script: str = "tiny_script.yaml") -> tuple[in
             "--cache",
             str(workdir / "cache.db"),
             "--quiet",
+            *extra,
         ],
     )
     return result.exit_code, result.stdout, result.stderr
@@ -59,12 +62,13 @@ def test_demo_writes_the_suite_and_three_reports_and_prints_the_ranking(workdir:
 
 def test_demo_votes_give_their_answer_alone(workdir: Path):
     """The demo asks the panel for answers without rationales (its CPU time on the embedded
-    model), and says so in the configuration stored with the suite."""
-    assert _demo(workdir, "demo")[0] == 0
+    model), and says so, and the seed it was given, in the configuration stored with the
+    suite."""
+    assert _demo(workdir, "demo", "tiny_script.yaml", "--seed", "3")[0] == 0
     with sqlite3.connect(workdir / "demo" / "suite.db") as db:
         config = json.loads(db.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()[0])
         rationales = {r for (r,) in db.execute("SELECT rationale FROM votes")}
-    assert config["vote_rationale"] is False
+    assert config["vote_rationale"] is False and config["seed"] == 3
     assert rationales == {""}
 
 

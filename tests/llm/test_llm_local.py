@@ -12,6 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from sane.llm import LLMClient
+from sane.llm._local import call_seed
 from sane.local.llama import LocalCompletion
 
 
@@ -31,7 +32,13 @@ def fake_llama(monkeypatch):
             state["peak"] = max(state["peak"], state["running"])
         time.sleep(0.01)
         calls.append(
-            {"name": name, "schema": json_schema, "seed": seed, "temperature": temperature}
+            {
+                "name": name,
+                "schema": json_schema,
+                "seed": seed,
+                "temperature": temperature,
+                "messages": messages,
+            }
         )
         with guard:
             state["running"] -= 1
@@ -54,11 +61,24 @@ async def test_local_calls_are_serialised_and_seeded(fake_llama, settings_for, r
             for i in range(4)
         )
     )
-    assert [v.decision for v in votes] == ["yes", "no", "yes", "no"]
+    sent = calls[0]["messages"]  # the prompt with the schema instruction, as the model gets it
+    seeds = [call_seed(0, i, sent) for i in range(4)]
+    assert [v.decision for v in votes] == ["yes" if s % 2 == 0 else "no" for s in seeds]
     assert state["peak"] == 1  # one local model call at a time
-    assert sorted(c["seed"] for c in calls) == [0, 1, 2, 3]
+    assert sorted(c["seed"] for c in calls) == sorted(seeds)
+    assert len(set(seeds)) == 4
     assert all(c["name"] == "qwen" for c in calls)
     assert all(c["schema"] == Verdict.model_json_schema() for c in calls)
     assert all(r.prompt_tokens == 7 and r.completion_tokens == 3 for r in records)
     assert client.cost == 0.0
     client.close()
+
+
+def test_each_call_draws_its_own_seed_and_a_rerun_the_same():
+    """Votes on different questions draw independently: the seed depends on the prompt, not
+    only on the run seed and the vote's index; the same call always gets the same seed."""
+    one, other = [{"role": "user", "content": "Vote."}], [{"role": "user", "content": "Vote!"}]
+    assert call_seed(0, 1, one) == call_seed(0, 1, one)
+    seeds = {call_seed(0, 1, one), call_seed(0, 1, other), call_seed(0, 2, one)}
+    assert len(seeds | {call_seed(1, 1, one)}) == 4
+    assert all(0 <= call_seed(s, i, one) < 2**32 - 1 for s in range(20) for i in range(20))

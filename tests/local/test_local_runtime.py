@@ -124,6 +124,29 @@ def test_any_layout_of_valid_batches_gives_bit_identical_logits(name: str):
         model.forget()  # the context no longer holds a prompt's KV in the layout
 
 
+def test_a_one_choice_answer_is_read_at_the_position_after_its_opening():
+    """An answer-only vote (`{"decision": "yes" or "no"}`) costs no decode step: the reply's
+    opening is evaluated with the prompt and the value sampled there. At temperature 0 that is
+    the value whose first token has the higher log-probability after the same opening; a
+    seed gives the same value again."""
+    schema = {
+        "type": "object",
+        "properties": {"decision": {"enum": ["yes", "no"], "type": "string"}},
+        "required": ["decision"],
+    }
+    question = "Is there a purple umbrella in the inventory? Answer as JSON."
+    greedy = _ask(question, json_schema=schema, temperature=0.0)
+    assert greedy.completion_tokens == 2  # the value and the closing, neither decoded
+    messages = [
+        {"role": "system", "content": "Answer from the inventory below.\n" + _long_document()},
+        {"role": "user", "content": question},
+    ]
+    odds = llama.next_token_logprobs(QWEN, messages, '{"decision": "', ["yes", "no"])
+    assert json.loads(greedy.text) == {"decision": max(odds, key=odds.__getitem__)}
+    sampled = [_ask(question, json_schema=schema, temperature=1.0, seed=s).text for s in (3, 3)]
+    assert sampled[0] == sampled[1] and json.loads(sampled[0])["decision"] in {"yes", "no"}
+
+
 def test_a_prompt_over_the_context_window_is_an_error_not_a_crash():
     huge = "word " * (llama.N_CTX + 200)
     with pytest.raises(LLMError, match="context window"):
