@@ -128,7 +128,7 @@ def test_a_one_choice_answer_is_read_at_the_position_after_its_opening():
     """An answer-only vote (`{"decision": "yes" or "no"}`) costs no decode step: the reply's
     opening is evaluated with the prompt and the value sampled there. At temperature 0 that is
     the value whose first token has the higher log-probability after the same opening; a
-    seed gives the same value again."""
+    seed gives the same value again, from a reused prefix or a fresh one."""
     schema = {
         "type": "object",
         "properties": {"decision": {"enum": ["yes", "no"], "type": "string"}},
@@ -143,8 +143,11 @@ def test_a_one_choice_answer_is_read_at_the_position_after_its_opening():
     ]
     odds = llama.next_token_logprobs(QWEN, messages, '{"decision": "', ["yes", "no"])
     assert json.loads(greedy.text) == {"decision": max(odds, key=odds.__getitem__)}
-    sampled = [_ask(question, json_schema=schema, temperature=1.0, seed=s).text for s in (3, 3)]
-    assert sampled[0] == sampled[1] and json.loads(sampled[0])["decision"] in {"yes", "no"}
+    reused = _ask(question, json_schema=schema, temperature=1.0, seed=3)
+    llama.load(QWEN).forget()  # the same call again, its prompt evaluated afresh
+    fresh = _ask(question, json_schema=schema, temperature=1.0, seed=3)
+    assert fresh.reused_tokens == 0 and reused.reused_tokens > 0
+    assert reused.text == fresh.text and json.loads(fresh.text)["decision"] in {"yes", "no"}
 
 
 def test_a_prompt_over_the_context_window_is_an_error_not_a_crash():
