@@ -165,7 +165,9 @@ def main(argv: list[str] | None = None) -> None:
         default=DemoPlan().vote_rationale,
         help="votes write a rationale before their answer (default: the demo's own)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="the demo's generation seed")
+    parser.add_argument(
+        "--seed", type=int, default=DemoPlan().seed, help="the demo's generation seed"
+    )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:

@@ -36,7 +36,7 @@ class DemoPlan(BaseModel):
     # controls, so its faults are not evidence. `sane generate` stays contrastive.
     panel: str = "plain"
     # Votes give their answer alone: on the embedded model a rationale is most of what a
-    # vote generates (a third of the demo's CPU time) and its answers are no better for it
+    # vote generates (a quarter of the demo's CPU time) and its answers are no better for it
     # (docs/validity.md). `sane generate` keeps rationales.
     vote_rationale: bool = False
     seed: int = 0

@@ -312,12 +312,13 @@ class Choice:
 
     @classmethod
     def of(cls, schema: dict[str, Any] | None) -> Choice | None:
-        properties = (schema or {}).get("properties") or {}
-        if (schema or {}).get("type") != "object" or len(properties) != 1:
+        schema = schema or {}
+        properties = schema.get("properties") or {}
+        if schema.get("type") != "object" or len(properties) != 1:
             return None
         ((field, spec),) = properties.items()
         values = spec.get("enum") if isinstance(spec, dict) else None
-        if (schema or {}).get("required") != [field] or not values:
+        if schema.get("required") != [field] or not values:
             return None
         if not all(isinstance(v, str) for v in values):
             return None
