@@ -37,7 +37,10 @@ from sane.records import CallRecord
 
 T = TypeVar("T", bound=BaseModel)
 
-TIMEOUT_GRACE_S = 5.0  # litellm enforces timeout_s itself; this guards providers that do not
+# litellm and the direct path's HTTP session enforce timeout_s themselves; this guards
+# providers that do not. A timeout block, not asyncio.wait_for: wait_for runs the call as a
+# task of its own, one more hand-off through the event loop on the way in and out.
+TIMEOUT_GRACE_S = 5.0
 MAX_ERROR_CHARS = 600
 
 
@@ -333,9 +336,8 @@ class LLMClient:
         if route.via_router:
             complete = self._router.get(model, route.litellm_model).acompletion
             del kwargs["max_retries"]
-        response = await asyncio.wait_for(
-            complete(**kwargs), self._settings.timeout_s + TIMEOUT_GRACE_S
-        )
+        async with asyncio.timeout(self._settings.timeout_s + TIMEOUT_GRACE_S):
+            response = await complete(**kwargs)
         return response, _cost(response)
 
     async def _direct(
@@ -347,10 +349,10 @@ class LLMClient:
         params: dict[str, Any],
     ) -> tuple[Any, float]:
         """One call to an OpenAI-compatible server (`model` is `openai/NAME`)."""
-        response = await asyncio.wait_for(
-            self._endpoints.complete(server_model(model), base_url, api_key, messages, params),
-            self._settings.timeout_s + TIMEOUT_GRACE_S,
-        )
+        async with asyncio.timeout(self._settings.timeout_s + TIMEOUT_GRACE_S):
+            response = await self._endpoints.complete(
+                server_model(model), base_url, api_key, messages, params
+            )
         cost = price(
             model, _usage(response, "prompt_tokens"), _usage(response, "completion_tokens")
         )

@@ -28,7 +28,9 @@ from typing import Any
 import aiohttp
 import httpx
 import openai
+from aiohttp.helpers import get_env_proxy_for_url
 from pydantic import BaseModel
+from yarl import URL
 
 PROVIDER = "openai"
 KEY_VARIABLE = "OPENAI_API_KEY"
@@ -58,24 +60,38 @@ class ChatReply(BaseModel):
 
 class Endpoints:
     """One HTTP session per event loop (a session's connections belong to the loop that
-    opened them), shared by every server the client calls."""
+    opened them), shared by every server the client calls.
+
+    Proxies from the environment (HTTP_PROXY, HTTPS_PROXY, NO_PROXY), as litellm's HTTP
+    client honours them, are looked up once per server (`env_proxy`), not by the session's
+    `trust_env`: that looks them up, and reads ~/.netrc, in a worker thread on every
+    request, two thread hand-offs per call that cost a quarter of the client's CPU per
+    call and delayed every reply in a burst (benchmarks/bench_pipeline.py). A netrc login
+    is never wanted here: every request carries its own Authorization header.
+    """
 
     def __init__(self, timeout_s: float) -> None:
         self._timeout = aiohttp.ClientTimeout(total=timeout_s)
         self._sessions: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, aiohttp.ClientSession
         ] = weakref.WeakKeyDictionary()
+        self._proxies: dict[str, dict[str, Any]] = {}
 
     def _session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
         session = self._sessions.get(loop)
         if session is None or session.closed:
-            # no connection limit of its own (the client's slots are the limit); proxies
-            # from the environment, as litellm's HTTP client honours them
+            # no connection limit of its own (the client's slots are the limit)
             session = self._sessions[loop] = aiohttp.ClientSession(
-                timeout=self._timeout, connector=aiohttp.TCPConnector(limit=0), trust_env=True
+                timeout=self._timeout, connector=aiohttp.TCPConnector(limit=0)
             )
         return session
+
+    def _proxy(self, url: str) -> dict[str, Any]:
+        proxy = self._proxies.get(url)
+        if proxy is None:
+            proxy = self._proxies[url] = env_proxy(url)
+        return proxy
 
     async def aclose(self) -> None:
         """Close this event loop's connections (before the loop ends; a session left to
@@ -105,7 +121,9 @@ class Endpoints:
                     f"client or by setting the {KEY_VARIABLE} environment variable"
                 )
             headers = {"Authorization": f"Bearer {key}"}
-            async with self._session().post(url, json=body, headers=headers) as response:
+            async with self._session().post(
+                url, json=body, headers=headers, **self._proxy(url)
+            ) as response:
                 raw = await response.read()
                 if response.status >= 400:
                     raise _status_error(url, response.status, dict(response.headers), raw)
@@ -118,6 +136,18 @@ class Endpoints:
             raise _as_litellm_error(model, sdk_error) from error
         except Exception as error:  # every other failure mapped too, none swallowed
             raise _as_litellm_error(model, error) from error
+
+
+def env_proxy(url: str) -> dict[str, Any]:
+    """The request options that send a request for `url` through the proxy the environment
+    names for it (none when NO_PROXY exempts its host), as aiohttp's `trust_env` would."""
+    try:
+        proxy, auth = get_env_proxy_for_url(URL(url))
+    except LookupError:  # no proxy for this scheme, or the host is exempt
+        return {}
+    if auth is not None:  # sent as Proxy-Authorization (aiohttp deprecates `proxy_auth`)
+        proxy = proxy.with_user(auth.login).with_password(auth.password)
+    return {"proxy": proxy}
 
 
 def _status_error(

@@ -33,6 +33,7 @@ class FakeOpenAI:
     default: Reply = field(default_factory=Reply)
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)  # as requested: absolute through a proxy
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
@@ -75,6 +76,7 @@ def serve() -> Iterator[FakeOpenAI]:
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
             fake = state["fake"]
+            fake.paths.append(self.path)
             reply = fake.next_reply(body, {k.lower(): v for k, v in self.headers.items()})
             if not self.path.endswith("/chat/completions"):
                 reply = Reply(status=404, content="no such route")

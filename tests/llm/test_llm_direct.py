@@ -5,6 +5,7 @@ servers; everything else still goes through litellm."""
 from __future__ import annotations
 
 import asyncio
+import base64
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,59 @@ async def test_an_empty_reply_is_an_error_not_an_answer(
     client.close()
     assert len(openai_server.requests) == 2  # retried once, like any provider hiccup
     assert all(r.error for r in records)
+
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "NETRC")
+
+
+@pytest.fixture
+def no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """An environment that names no proxy (and no netrc file) until the test sets one."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    return monkeypatch
+
+
+async def test_a_direct_call_goes_through_the_proxy_the_environment_names(
+    openai_server: FakeOpenAI, settings_for: Callable[..., LLMSettings], records, no_proxy_env
+) -> None:
+    # The loopback server plays the proxy: a proxied plain-HTTP request names the whole URL,
+    # here one on a host that only the proxy could reach.
+    proxy = openai_server.base_url.removesuffix("/v1").replace("http://", "http://u:s3cret@")
+    no_proxy_env.setenv("HTTP_PROXY", proxy)
+    target = "http://judge.sane-test.invalid/v1"
+    client = LLMClient(settings_for(api_base=target, api_key="k"), records.append)
+    for question in ("q1", "q2"):
+        assert await client.text("openai/m", [{"role": "user", "content": question}], task="t")
+    client.close()
+    assert openai_server.paths == [f"{target}/chat/completions"] * 2
+    credentials = base64.b64encode(b"u:s3cret").decode()
+    assert openai_server.headers[-1]["proxy-authorization"] == f"Basic {credentials}"
+    assert openai_server.headers[-1]["authorization"] == "Bearer k"
+
+
+async def test_no_proxy_exempts_a_server_and_a_netrc_login_is_never_sent(
+    openai_server: FakeOpenAI,
+    settings_for: Callable[..., LLMSettings],
+    records,
+    no_proxy_env,
+    tmp_path: Path,
+) -> None:
+    no_proxy_env.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
+    no_proxy_env.setenv("NO_PROXY", "127.0.0.1")
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login someone password other\n", encoding="utf-8")
+    netrc.chmod(0o600)
+    no_proxy_env.setenv("NETRC", str(netrc))
+    client = LLMClient(
+        settings_for(api_base=openai_server.base_url, api_key="k", provider_retries=0),
+        records.append,
+    )
+    assert await client.text("openai/m", MESSAGES, task="t") == "ok"
+    client.close()
+    assert openai_server.paths == ["/v1/chat/completions"]  # straight to the server
+    assert openai_server.headers[-1]["authorization"] == "Bearer k"
 
 
 def _router(tmp_path: Path, data: dict[str, Any]) -> Path:
