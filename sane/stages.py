@@ -11,11 +11,11 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from sane import agents
+from sane import agents, call_order
 from sane._runtime import RecipeFlows, RunContext, Tally, _no_progress, run_all
 from sane.errors import BudgetExceeded, LLMError, SaneError
 from sane.generators import get_generator
-from sane.llm import ranked
+from sane.llm import Rank, ranked
 from sane.panel import controls
 from sane.panel.ballots import (
     CASE_TEMPLATES,
@@ -26,7 +26,7 @@ from sane.panel.ballots import (
     alignment_question,
     case_question,
 )
-from sane.panel.sequential import FamilyPlan, run_family
+from sane.panel.sequential import FamilyPlan, FamilyProgress, run_family
 from sane.prompts import messages
 from sane.records import (
     Capability,
@@ -46,17 +46,6 @@ from sane.scorers.execute import batchable, estimate_tolerance, run_case, run_ca
 from sane.validators.families import aligned_recipe_ids, executable_cases, family_counts
 from sane.validators.guards import case_rejection, guarded_cases, recipe_rejections, repair_recipe
 
-# How calls waiting for a concurrency slot are served (sane.llm._slots): those with the most
-# work after them first (an alignment vote gates a whole family, a case its votes), so
-# the chains started last do not end the run on a thin tail.
-CALL_RANKS = {
-    Stage.capabilities: 0,
-    Stage.recipes: 1,
-    Stage.alignment: 2,
-    Stage.cases: 3,
-    Stage.case_panel: 4,
-    Stage.controls: 5,
-}
 TOLERANCE_SAMPLE = 5
 BATCH_CASES = 64  # cases per score_batch call of a batch-capable target
 
@@ -155,7 +144,7 @@ async def recipe_flow(ctx: RunContext, recipe_id: str) -> None:
         asking.append(asyncio.create_task(_decide_controls(ctx, flows.decisions, planned)))
 
     try:
-        with ranked(CALL_RANKS[Stage.alignment]):
+        with ranked(call_order.ALIGNMENT_RANK):
             mirrored = controls.mirrored_recipe(recipe)
             if mirrored is None or ctx.config.panel == "blind":
                 await _align(ctx, alignment, recipe.id, recipe)
@@ -200,7 +189,7 @@ async def _decide_controls(
             case=case,
             relation_json=recipe.relation.model_dump_json(),
         )
-        with ranked(CALL_RANKS[Stage.controls]):
+        with ranked(call_order.CONTROL_RANK):
             done[subject] = await ctx.panel.decide(subject, Question.realization, prompt)
         ctx.store.put_decision(done[subject])
 
@@ -320,20 +309,30 @@ async def _decide_case(
 
 
 async def _validate_case(
-    ctx: RunContext, decided: Decided, suite: list[Recipe], recipe: Recipe, case: Case
+    ctx: RunContext,
+    decided: Decided,
+    suite: list[Recipe],
+    recipe: Recipe,
+    case: Case,
+    rank: Callable[[Question], Rank] | None = None,
 ) -> bool:
     """Whether a case is joint-valid. Sequentially, applicability is asked only of a realized
-    case (an unrealized one cannot be joint-valid); exhaustively, both questions at once."""
+    case (an unrealized one cannot be joint-valid); exhaustively, both questions at once.
+    `rank` gives each question's calls their rank (sane.call_order); without it they keep
+    the caller's."""
+
+    async def decide(question: Question) -> bool:
+        if rank is None:
+            return await _decide_case(ctx, decided, suite, recipe, case, question)
+        with ranked(rank(question)):
+            return await _decide_case(ctx, decided, suite, recipe, case, question)
+
     if ctx.config.exhaustive:
         realized, applicable = await asyncio.gather(
-            _decide_case(ctx, decided, suite, recipe, case, Question.realization),
-            _decide_case(ctx, decided, suite, recipe, case, Question.applicability),
+            decide(Question.realization), decide(Question.applicability)
         )
         return realized and applicable
-    realized = await _decide_case(ctx, decided, suite, recipe, case, Question.realization)
-    return realized and await _decide_case(
-        ctx, decided, suite, recipe, case, Question.applicability
-    )
+    return await decide(Question.realization) and await decide(Question.applicability)
 
 
 async def _run_family(
@@ -357,6 +356,8 @@ async def _run_family(
     config = ctx.config
     plan = FamilyPlan(config.cases, config.threshold, config.exhaustive, config.stop_at_tau)
     tally = flows.cases
+    progress = FamilyProgress(plan)
+    rank = call_order.family_ranks(progress)  # its calls go first while it has most ahead
     written: dict[int, Case | None] = {}  # index -> the case if usable, None if not
     announced = False
 
@@ -373,7 +374,7 @@ async def _run_family(
     async def evaluate(index: int) -> bool:
         case = existing.get(f"{recipe.id}/case-{index}")
         if case is None:
-            with ranked(CALL_RANKS[Stage.cases]):
+            with ranked(rank(Stage.cases)):
                 case = await agents.instantiate_case(
                     ctx.llm, ctx.spec, recipe, seq, index, ctx.examples, config
                 )
@@ -382,14 +383,13 @@ async def _run_family(
         # rejects is never put to the panel: both stay unrealised.
         usable = case.error is None and case_rejection(recipe, case) is None
         known(index, case, usable)
-        with ranked(CALL_RANKS[Stage.case_panel]):
-            valid = usable and await _validate_case(ctx, decided, suite, recipe, case)
+        valid = usable and await _validate_case(ctx, decided, suite, recipe, case, rank)
         if case.error:
             ctx.store.put_error(Stage.cases, case.id, case.error)
         tally.add(1)
         return valid
 
-    run = await run_family(plan, evaluate)
+    run = await run_family(plan, evaluate, progress)
     tally.add(plan.n - run.generated)
 
 

@@ -27,10 +27,12 @@ _EXPORTS = {
     "ensure_litellm_ready": "sane.llm._litellm",
     "with_instruction": "sane.llm._structured",
     "ranked": "sane.llm._slots",
+    "Rank": "sane.llm._slots",
 }
 __all__ = [
     "LLMClient",
     "LLMSettings",
+    "Rank",
     "check_model",
     "ensure_litellm_ready",
     "model_problem",

@@ -32,7 +32,7 @@ from sane.llm._retry import backoff_delay, is_transient
 from sane.llm._router import RateLimits, RouterHolder, load_router
 from sane.llm._secrets import redact
 from sane.llm._settings import LLMSettings
-from sane.llm._slots import CALL_RANK, RankedSlots
+from sane.llm._slots import RankedSlots, current_rank
 from sane.records import CallRecord
 
 T = TypeVar("T", bound=BaseModel)
@@ -165,7 +165,7 @@ class LLMClient:
         slots = self._slots.get(loop)
         if slots is None:
             slots = self._slots[loop] = RankedSlots(self._settings.concurrency)
-        return slots.hold(CALL_RANK.get())
+        return slots.hold(current_rank())
 
     def _key_lock(self, key: str) -> asyncio.Lock:
         lock = self._key_locks.get(key)

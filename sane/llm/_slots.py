@@ -5,9 +5,11 @@ decides how long a run takes. First come, first served lets the short last steps
 the work already under way (a case's votes) queue ahead of the calls that start long
 chains (writing a case, which then needs its votes), so chains started late finish
 late and the run ends on a thin tail of them. The caller that knows the flow ranks its
-calls (`with ranked(n):` around them; `sane.stages` ranks the calls with the most work
+calls (`with ranked(n):` around them; `sane.call_order` ranks the calls with the most work
 after them first) and the slots serve the lowest rank first, in arrival order within a
-rank. A call made outside any `ranked` block has rank 0: first come, first served.
+rank. A rank can be a function, asked when a call starts waiting (a family's rank changes
+as its cases are decided). A call made outside any `ranked` block has rank 0: first come,
+first served.
 """
 
 from __future__ import annotations
@@ -16,20 +18,27 @@ import asyncio
 import contextlib
 import heapq
 import itertools
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextvars import ContextVar
 
-CALL_RANK: ContextVar[int] = ContextVar("sane_call_rank", default=0)
+Rank = int | Callable[[], int]
+CALL_RANK: ContextVar[Rank] = ContextVar("sane_call_rank", default=0)
 
 
 @contextlib.contextmanager
-def ranked(rank: int) -> Iterator[None]:
+def ranked(rank: Rank) -> Iterator[None]:
     """Calls made inside (and in tasks started inside) wait for a slot with this rank."""
     token = CALL_RANK.set(rank)
     try:
         yield
     finally:
         CALL_RANK.reset(token)
+
+
+def current_rank() -> int:
+    """The rank a call made here waits with (a rank function is asked now)."""
+    rank = CALL_RANK.get()
+    return rank() if callable(rank) else rank
 
 
 class RankedSlots:

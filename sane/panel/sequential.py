@@ -57,6 +57,26 @@ class FamilyPlan:
         return max(room, 0)
 
 
+@dataclass
+class FamilyProgress:
+    """How far a family's schedule has got; `run_family` keeps it current, so that the
+    family's calls can be ranked by the work still ahead of it (sane.call_order)."""
+
+    plan: FamilyPlan
+    passed: int = 0
+    failed: int = 0
+    launched: int = 0
+
+    def waves_left(self) -> int:
+        """How many more times the window of cases in flight must turn over before the
+        last case is launched: 0 once every case is, or once the family is decided."""
+        if self.plan.stop_reason(self.passed, self.failed) is not None:
+            return 0
+        unlaunched = self.plan.n - self.launched
+        window = self.plan.window(self.passed, self.failed)
+        return -(-unlaunched // window) if unlaunched and window else 0
+
+
 @dataclass(frozen=True)
 class FamilyRun:
     """What a family's schedule did: cases evaluated, their outcomes and why it stopped."""
@@ -67,33 +87,42 @@ class FamilyRun:
     stopped: StopReason | None
 
 
-async def run_family(plan: FamilyPlan, evaluate: Callable[[int], Awaitable[bool]]) -> FamilyRun:
-    """Evaluate case indices 0..n-1 (True = joint-valid) under the plan's schedule.
+async def run_family(
+    plan: FamilyPlan,
+    evaluate: Callable[[int], Awaitable[bool]],
+    progress: FamilyProgress | None = None,
+) -> FamilyRun:
+    """Evaluate case indices 0..n-1 (True = joint-valid) under the plan's schedule, keeping
+    `progress` (when given) current as cases are launched and decided.
 
     An exception from `evaluate` (a budget stop, a bug) cancels the cases in
     flight and propagates; what they had stored stays stored, so a rerun resumes.
     """
+    done = progress or FamilyProgress(plan)
     pending: dict[asyncio.Task[bool], int] = {}
-    passed = failed = launched = 0
     try:
         while True:
-            if plan.stop_reason(passed, failed) is None:
-                while launched < plan.n and len(pending) < plan.window(passed, failed):
-                    pending[asyncio.create_task(evaluate(launched))] = launched
-                    launched += 1
+            if plan.stop_reason(done.passed, done.failed) is None:
+                while done.launched < plan.n and len(pending) < plan.window(
+                    done.passed, done.failed
+                ):
+                    pending[asyncio.create_task(evaluate(done.launched))] = done.launched
+                    done.launched += 1
             if not pending:
                 break
-            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
+            finished, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in finished:
                 del pending[task]
                 if task.result():
-                    passed += 1
+                    done.passed += 1
                 else:
-                    failed += 1
+                    done.failed += 1
     finally:
         for task in pending:
             task.cancel()
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
-    stopped = plan.stop_reason(passed, failed) if launched < plan.n else None
-    return FamilyRun(generated=launched, passed=passed, failed=failed, stopped=stopped)
+    stopped = plan.stop_reason(done.passed, done.failed) if done.launched < plan.n else None
+    return FamilyRun(
+        generated=done.launched, passed=done.passed, failed=done.failed, stopped=stopped
+    )

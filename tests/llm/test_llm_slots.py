@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from sane.llm._slots import CALL_RANK, RankedSlots, ranked
+from sane.llm._slots import CALL_RANK, RankedSlots, current_rank, ranked
 
 
 async def test_waiters_are_served_lowest_rank_first_then_in_arrival_order() -> None:
@@ -74,3 +74,12 @@ def test_ranked_sets_the_rank_only_inside() -> None:
             assert CALL_RANK.get() == 1
         assert CALL_RANK.get() == 3
     assert CALL_RANK.get() == 0
+
+
+def test_a_rank_function_is_asked_when_a_call_starts_waiting() -> None:
+    level = {"now": 4}
+    with ranked(lambda: level["now"]):
+        assert current_rank() == 4
+        level["now"] = 2  # the family's work ahead changed before its next call
+        assert current_rank() == 2
+    assert current_rank() == 0
