@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -18,6 +18,7 @@ from sane.cli._common import (
     progress_display,
 )
 from sane.cli._llm_options import llm_options
+from sane.cli._options import Option, fields_of, option_group
 from sane.demo import DemoPlan
 from sane.llm import LLMSettings
 
@@ -25,52 +26,73 @@ if TYPE_CHECKING:
     from sane.report import Report
 
 
+def _plan_option(name: str, field: str, option: Any) -> Option:
+    """An option for a field of the demo's plan, with the plan's own default."""
+    spec = DemoPlan.model_fields[field]
+    return Option(name, field, Annotated[spec.annotation, option], spec.default)
+
+
+PLAN_OPTIONS: dict[str, Option] = {
+    option.name: option
+    for option in (
+        _plan_option("spec", "spec", typer.Option(help="Built-in spec or spec file.")),
+        _plan_option("model", "model", typer.Option(help="Agent and oracle model.")),
+        Option(
+            "target",
+            "targets",
+            Annotated[
+                list[str] | None,
+                typer.Option(
+                    metavar="NAME",
+                    help="Target to run (repeatable; default: the six built-in local targets).",
+                ),
+            ],
+            None,
+        ),
+        _plan_option(
+            "panel",
+            "panel",
+            typer.Option(
+                help="plain (the demo's default: the embedded oracle fails contrastive "
+                "alignment), contrastive (sane generate's default) or blind."
+            ),
+        ),
+        _plan_option(
+            "vote_rationale",
+            "vote_rationale",
+            typer.Option(
+                help="Votes write a rationale before their answer (off in the demo: on the "
+                "embedded model it is most of what a vote generates, for no better answer)."
+            ),
+        ),
+        _plan_option(
+            "seed", "seed", typer.Option(help="Generation seed: another seed, another draw.")
+        ),
+    )
+}
+
+
+def _build_plan(values: dict[str, Any]) -> DemoPlan:
+    """The plan from the options given (an option left out keeps the plan's default)."""
+    fields = fields_of(PLAN_OPTIONS, values)
+    return DemoPlan(**{field: value for field, value in fields.items() if value is not None})
+
+
 @app.command()
 @llm_options("cache", "script")
+@option_group("plan", PLAN_OPTIONS, (), _build_plan)
 def demo(
     out_dir: Annotated[
         Path, typer.Option("--out", help="Folder for the suite and reports.")
     ] = Path("sane-demo"),
-    spec: Annotated[str, typer.Option(help="Built-in spec or spec file.")] = DemoPlan().spec,
-    model: Annotated[str, typer.Option(help="Agent and oracle model.")] = DemoPlan().model,
-    target: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="NAME",
-            help="Target to run (repeatable; default: the six built-in local targets).",
-        ),
-    ] = None,
-    panel: Annotated[
-        str,
-        typer.Option(
-            help="plain (the demo's default: the embedded oracle fails contrastive alignment), "
-            "contrastive (sane generate's default) or blind."
-        ),
-    ] = DemoPlan().panel,
-    vote_rationale: Annotated[
-        bool,
-        typer.Option(
-            help="Votes write a rationale before their answer (off in the demo: on the embedded "
-            "model it is most of what a vote generates, for no better answer)."
-        ),
-    ] = DemoPlan().vote_rationale,
-    seed: Annotated[
-        int, typer.Option(help="Generation seed: another seed, another draw.")
-    ] = DemoPlan().seed,
     quiet: Quiet = False,
+    plan: DemoPlan | None = None,  # from the plan options above
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
 ) -> None:
     """The offline end-to-end run: a suite for a built-in spec, executed on local targets."""
     from sane.demo import run_demo
 
-    plan = DemoPlan(
-        spec=spec,
-        model=model,
-        panel=panel,
-        vote_rationale=vote_rationale,
-        seed=seed,
-        **({"targets": target} if target else {}),
-    )
+    plan = plan or DemoPlan()
     err.print(
         f"sane demo: {plan.spec} with {plan.model} as agent and oracle "
         f"({plan.capabilities} capabilities, {plan.cases} cases per recipe, {plan.votes} votes)"
