@@ -37,3 +37,17 @@ def test_a_router_over_two_servers_runs_the_same_suite(tmp_path):
     assert routed.families == 2 and routed.validated >= 1
     assert routed.validated_ids == alone.validated_ids
     assert routed.calls == alone.calls
+
+
+def test_the_timeline_records_every_call_of_a_run_and_restores_the_client(tmp_path):
+    import timeline
+
+    from sane.llm import _client, _slots
+
+    before = (_client.LLMClient._call_with_retries, _slots.RankedSlots.hold)
+    with timeline.recording() as calls, bench_pipeline.fake_server(0.0) as base_url:
+        run = bench_pipeline.generate(base_url, tmp_path, "two", families=2, concurrency=4)
+    assert len(calls) == run.calls  # one record per uncached call, none twice
+    assert all(0 < c.ready <= c.start <= c.end for c in calls)
+    assert {c.task for c in calls} >= {"capabilities", "recipes", "cases", "vote:alignment"}
+    assert (_client.LLMClient._call_with_retries, _slots.RankedSlots.hold) == before
