@@ -47,6 +47,7 @@ def test_in_budget_mode_a_family_that_reached_tau_has_no_waves_left() -> None:
 
 
 def test_ranks_put_the_most_work_ahead_first() -> None:
+    assert call_order.CASE_STEP_DEPTH.keys() == set(STEPS)  # every step of a case is ranked
     for waves in range(4):
         ranks = [case_rank(step, waves) for step in STEPS]
         assert ranks == sorted(ranks) and len(set(ranks)) == 3  # write, realize, apply
@@ -108,4 +109,3 @@ def test_a_runs_calls_wait_with_the_rank_of_their_step(
     assert CONTROL_RANK in waited["vote:realization"]
     assert waited["vote:realization"] - {CONTROL_RANK} <= ranks(Question.realization)
     assert len(waited["vote:realization"]) > 1
-    assert call_order.CASE_STEP_DEPTH.keys() == set(STEPS)
