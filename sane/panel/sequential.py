@@ -99,6 +99,8 @@ async def run_family(
     flight and propagates; what they had stored stays stored, so a rerun resumes.
     """
     done = progress or FamilyProgress(plan)
+    if done.plan != plan:
+        raise ValueError("run_family was given the progress of another plan")
     pending: dict[asyncio.Task[bool], int] = {}
     try:
         while True:
