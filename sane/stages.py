@@ -8,6 +8,7 @@ records on the item they hit; only a budget stop or a bug escapes a stage.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -322,9 +323,7 @@ async def _validate_case(
     the caller's."""
 
     async def decide(question: Question) -> bool:
-        if rank is None:
-            return await _decide_case(ctx, decided, suite, recipe, case, question)
-        with ranked(rank(question)):
+        with ranked(rank(question)) if rank is not None else contextlib.nullcontext():
             return await _decide_case(ctx, decided, suite, recipe, case, question)
 
     if ctx.config.exhaustive:
