@@ -6,20 +6,31 @@ transport change has to move (docs/performance.md). It runs `sane generate` once
 the loopback fake server, like part 3 of the benchmark, and instruments the client: when
 each uncached call was ready, when it got its slot, when it gave it back, and its rank.
 
-It prints the wall time against the calls' bound, the mean slot time of a call, the slots
-in use and the calls waiting by 100 ms interval, and the last calls to finish. Its last
-line is one JSON object: wall_s, calls, calls_bound_s, slot_ms_mean, tail_s (from the
-last interval with a call waiting to the end).
+It prints the wall time against the calls' bound and against the rounds' bound (the
+capabilities call, then the recipe calls, each a round of its own before anything else can
+start, then the rest of the calls `concurrency` at a time: no schedule is shorter), the
+mean slot time of a call, the slots in use and the calls waiting by 100 ms interval, and
+the last calls to finish. Its last line is one JSON object: wall_s, calls, calls_bound_s,
+rounds_bound_s, slot_ms_mean, tail_s (from the last interval with a call waiting to the
+end).
+
+`--transport memory` answers each call in this process (the fake server's own panel, after
+the same latency) instead of over loopback HTTP: the same client, slots, cache and store,
+with a transport that costs nothing, which separates what the client's order and CPU cost
+from what the machine's loopback costs.
 
 Run:  .venv/bin/python benchmarks/timeline.py [--families 10] [--concurrency 32]
+                                              [--transport memory]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import contextvars
 import json
+import math
 import statistics
 import tempfile
 import time
@@ -28,9 +39,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import fake_llm_server
 from bench_pipeline import fake_server, generate
 
-from sane.llm import _client, _slots
+from sane.llm import _client, _openai_http, _slots
 
 
 @dataclass
@@ -77,27 +89,68 @@ def recording() -> Iterator[list[Call]]:
         _slots.RankedSlots.hold = hold  # type: ignore[method-assign]
 
 
+@contextlib.contextmanager
+def memory_transport(latency: float) -> Iterator[str]:
+    """The direct path's HTTP call replaced by the fake server's panel in this process,
+    answering after `latency`; yields a base URL to generate against. Restored on the way
+    out."""
+    oracle = fake_llm_server.Oracle(fake_llm_server.parse([]))
+    complete = _openai_http.Endpoints.complete
+
+    async def answer(
+        self: Any, model: str, base_url: str, api_key: Any, messages: Any, params: Any
+    ) -> _openai_http.ChatReply:
+        body = {"model": model, "messages": messages}
+        body.update({name: value for name, value in params.items() if value is not None})
+        content = oracle.answer(json.loads(json.dumps(body)))  # as the server would read it
+        await asyncio.sleep(latency)
+        return _openai_http.ChatReply.model_validate(
+            {"choices": [{"message": {"content": content}}], "usage": {}}
+        )
+
+    _openai_http.Endpoints.complete = answer  # type: ignore[method-assign]
+    try:
+        yield "http://in-memory.invalid/v1"
+    finally:
+        _openai_http.Endpoints.complete = complete  # type: ignore[method-assign]
+
+
+TRANSPORTS = {"http": fake_server, "memory": memory_transport}
+
+
+def rounds_bound(calls: list[Call], latency: float, concurrency: int) -> float:
+    """The shortest any schedule of these calls can take: the capabilities call, then the
+    recipe calls (which need its answer), then everything else (which needs theirs), at
+    most `concurrency` calls a round."""
+    head = [c for c in calls if c.task in ("capabilities", "recipes")]
+    return latency * (2 + math.ceil((len(calls) - len(head)) / concurrency))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--families", type=int, default=10)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--transport", choices=sorted(TRANSPORTS), default="http")
     args = parser.parse_args(argv)
     workdir = Path(tempfile.mkdtemp(prefix="sane-timeline-"))
     with fake_server(0.0) as url:  # imports and connection pools, as the benchmark does
         generate(url, workdir, "warm-up", families=1, concurrency=32, seed=99)
-    with recording() as recorded, fake_server(args.latency) as url:
+    transport = TRANSPORTS[args.transport]
+    with recording() as recorded, transport(args.latency) as url:
         began = time.perf_counter()
         run = generate(url, workdir, "run", families=args.families, concurrency=args.concurrency)
     calls = [c for c in recorded if c.start]
     for c in calls:
         c.ready, c.start, c.end = c.ready - began, c.start - began, c.end - began
     bound = run.calls * args.latency / args.concurrency
+    rounds = rounds_bound(calls, args.latency, args.concurrency)
     slot_ms = 1000 * statistics.mean(c.end - c.start for c in calls)
     print(
-        f"{run.calls} calls in {run.wall_s:.2f} s; calls x latency / concurrency {bound:.2f} s "
-        f"({bound / run.wall_s:.0%}); a call held its slot {slot_ms:.1f} ms on average "
-        f"for a {1000 * args.latency:.0f} ms reply"
+        f"{run.calls} calls in {run.wall_s:.2f} s ({args.transport}); calls x latency / "
+        f"concurrency {bound:.2f} s ({bound / run.wall_s:.0%}); the rounds' bound "
+        f"{rounds:.2f} s ({rounds / run.wall_s:.0%}); a call held its slot {slot_ms:.1f} ms "
+        f"on average for a {1000 * args.latency:.0f} ms reply"
     )
     print("interval  slots in use  waiting")
     step, last_wait = 0.1, 0.0
@@ -117,6 +170,7 @@ def main(argv: list[str] | None = None) -> None:
                 "wall_s": round(run.wall_s, 3),
                 "calls": run.calls,
                 "calls_bound_s": round(bound, 3),
+                "rounds_bound_s": round(rounds, 3),
                 "slot_ms_mean": round(slot_ms, 2),
                 "tail_s": round(run.wall_s - last_wait, 2),
             }

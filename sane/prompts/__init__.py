@@ -29,6 +29,8 @@ def _environment() -> SandboxedEnvironment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=False,
+        # packaged templates do not change while a process runs: no file check per render
+        auto_reload=False,
     )
     env.filters["data"] = _as_data
     # what each relation kind claims, in the kind's own words (sane.relations)

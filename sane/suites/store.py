@@ -63,6 +63,22 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def _upsert(table: str, key: str, *columns: str) -> str:
+    """The statement that inserts a row or, when its key is there, updates it in place (as
+    sqlite-utils' upsert does, without reading the table's schema first)."""
+    names = (key, *columns)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns)
+    return (
+        f"insert into {table} ({', '.join(names)}) values ({', '.join('?' for _ in names)}) "
+        f"on conflict ({key}) do update set {updates}"
+    )
+
+
+_UPSERT_CAPABILITY = _upsert("capabilities", "id", "seq", "json")
+_UPSERT_RECIPE = _upsert("recipes", "id", "seq", "json")
+_UPSERT_CASE = _upsert("cases", "id", "recipe_id", "idx", "json")
+
+
 class SuiteStore:
     """Typed access to one suite file. Writes are committed one record at a time.
 
@@ -228,16 +244,11 @@ class SuiteStore:
                 continue
             seq = order.setdefault(name, len(order))
             row = [name, seq, target.model_dump_json()]
-            self.db.execute("BEGIN")
-            try:
+            with self.db.atomic() as db:
                 if old is not None:
-                    self.db.execute("delete from executions where target = ?", [name])
-                    self.db.execute("delete from tolerances where target = ?", [name])
-                self.db.execute("insert or replace into targets values (?, ?, ?)", row)
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
-            self.db.execute("COMMIT")
+                    db.conn.execute("delete from executions where target = ?", [name])
+                    db.conn.execute("delete from tolerances where target = ?", [name])
+                db.conn.execute("insert or replace into targets values (?, ?, ?)", row)
             changed.append(name)
         return changed
 
@@ -300,36 +311,33 @@ class SuiteStore:
         return bool(self._get_meta(f"done:{stage}"))
 
     # --------------------------------------------------------- generated items
+    # Items are written with plain statements: sqlite-utils' upserts read the table's
+    # schema on every call, and a run writes a case or a decision for every few LLM calls,
+    # on the event loop that is meanwhile keeping calls in flight.
     def put_capabilities(self, capabilities: list[Capability]) -> None:
-        rows = [
-            {"id": c.id, "seq": i, "json": c.model_dump_json()} for i, c in enumerate(capabilities)
-        ]
-        self.db["capabilities"].upsert_all(rows, pk="id")
+        rows = [(c.id, i, c.model_dump_json()) for i, c in enumerate(capabilities)]
+        with self.db.atomic() as db:
+            db.conn.executemany(_UPSERT_CAPABILITY, rows)
 
     def capabilities(self) -> list[Capability]:
         rows = self.db.query("select json from capabilities order by seq")
         return [Capability.model_validate_json(r["json"]) for r in rows]
 
     def put_recipes(self, recipes: list[Recipe]) -> None:
-        start = self.db["recipes"].count
-        rows = [
-            {"id": r.id, "seq": start + i, "json": r.model_dump_json()}
-            for i, r in enumerate(recipes)
-        ]
-        self.db["recipes"].upsert_all(rows, pk="id")
+        with self.db.atomic() as db:
+            (start,) = db.conn.execute("select count(*) from recipes").fetchone()
+            rows = [(r.id, start + i, r.model_dump_json()) for i, r in enumerate(recipes)]
+            db.conn.executemany(_UPSERT_RECIPE, rows)
 
     def recipes(self) -> list[Recipe]:
         rows = self.db.query("select json from recipes order by seq")
         return [Recipe.model_validate_json(r["json"]) for r in rows]
 
     def put_case(self, case: Case) -> None:
-        row = {
-            "id": case.id,
-            "recipe_id": case.recipe_id,
-            "idx": case.index,
-            "json": case.model_dump_json(),
-        }
-        self.db["cases"].upsert(row, pk="id")
+        self.db.conn.execute(
+            _UPSERT_CASE,
+            (case.id, case.recipe_id, case.index, case.model_dump_json()),
+        )
 
     def cases(self, recipe_id: str | None = None) -> list[Case]:
         sql, args = "select json from cases", []
@@ -340,32 +348,32 @@ class SuiteStore:
 
     # -------------------------------------------------------------------- votes
     def put_decision(self, decision: PanelDecision) -> None:
-        """Votes first, decision last: a stored decision always has all its votes. (Plain
-        statements: sqlite-utils' upserts read the table's schema on every call, and a
-        suite stores a decision for every few LLM calls.)"""
-        self.db.conn.executemany(
-            "insert or replace into votes (subject_id, question, sample_index, model, "
-            "decision, rationale, raw, error) values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (v.subject_id, v.question.value, v.sample_index, v.model, v.decision.value)
-                + (v.rationale, v.raw, v.error)
-                for v in decision.votes
-            ],
-        )
-        # A vote that failed is an error of its panel stage too, so the report counts it.
+        """A decision and its votes, in one transaction: a stored decision always has all
+        its votes, and a run writes one for every few LLM calls."""
         stage = f"vote:{decision.question.value}"
-        self.db.execute(
-            "delete from errors where stage = ? and subject = ?", [stage, decision.subject_id]
-        )
-        for vote in decision.votes:
-            if vote.error:
-                message = f"vote {vote.sample_index} ({vote.model}): {vote.error}"
-                self.put_error(stage, decision.subject_id, message)
-        self.db.conn.execute(
-            "insert into decisions (subject_id, question, decision) values (?, ?, ?) "
-            "on conflict (subject_id, question) do update set decision = excluded.decision",
-            [decision.subject_id, decision.question.value, decision.decision.value],
-        )
+        with self.db.atomic() as db:
+            db.conn.executemany(
+                "insert or replace into votes (subject_id, question, sample_index, model, "
+                "decision, rationale, raw, error) values (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (v.subject_id, v.question.value, v.sample_index, v.model, v.decision.value)
+                    + (v.rationale, v.raw, v.error)
+                    for v in decision.votes
+                ],
+            )
+            # A vote that failed is an error of its panel stage too, so the report counts it.
+            db.conn.execute(
+                "delete from errors where stage = ? and subject = ?", [stage, decision.subject_id]
+            )
+            for vote in decision.votes:
+                if vote.error:
+                    message = f"vote {vote.sample_index} ({vote.model}): {vote.error}"
+                    self.put_error(stage, decision.subject_id, message)
+            db.conn.execute(
+                "insert into decisions (subject_id, question, decision) values (?, ?, ?) "
+                "on conflict (subject_id, question) do update set decision = excluded.decision",
+                [decision.subject_id, decision.question.value, decision.decision.value],
+            )
 
     def decisions(self, question: Question) -> dict[str, PanelDecision]:
         """The decisions in force: the panel's, or a reviewer's where `sane review apply`
@@ -405,15 +413,10 @@ class SuiteStore:
         rows = [
             [subject, question.value, d.value, source, applied] for subject, d in decisions.items()
         ]
-        self.db.execute("BEGIN")
-        try:
-            self.db.conn.executemany(
+        with self.db.atomic() as db:
+            db.conn.executemany(
                 "insert or replace into review_overrides values (?, ?, ?, ?, ?)", rows
             )
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
 
     def overrides(self, question: Question) -> dict[str, Decision]:
         if not self.db["review_overrides"].exists():  # an old suite opened read-only
@@ -429,15 +432,10 @@ class SuiteStore:
         """Store family rows; `replace` drops the rows of recipes not among them (a recount
         after reviewers' decisions), in the same transaction."""
         rows = [[f.recipe_id, f.model_dump_json()] for f in families]
-        self.db.execute("BEGIN")
-        try:
+        with self.db.atomic() as db:
             if replace:
-                self.db.execute("delete from families")
-            self.db.conn.executemany("insert or replace into families values (?, ?)", rows)
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+                db.conn.execute("delete from families")
+            db.conn.executemany("insert or replace into families values (?, ?)", rows)
 
     def families(self) -> list[Family]:
         rows = self.db.query(
