@@ -20,9 +20,16 @@ It prints:
   6. scale-out: throughput over four servers behind `--router` against one server, each
      serving 8 requests at once, the client keeping 8 calls in flight per server.
 
+Part 5 also runs each scale with the fake server's panel answering in this process (no
+loopback: what the client's order and CPU cost, apart from the machine's network stack)
+and prints the rounds' bound: the capabilities call and then the recipe calls each take a
+round before anything else can start, so no schedule beats 2 + ceil(rest / concurrency)
+rounds, above calls x latency / concurrency.
+
 The last line is one JSON object: oracle_call_reduction, client_cpu_ms_per_call,
-litellm_cpu_ms_per_call, critical_path_N_s for each scale N, ideal_fraction_10, ideal_fraction_100 (null
-with --quick), router_speedup_4, replay_ms_per_call.
+litellm_cpu_ms_per_call, critical_path_N_s for each scale N, ideal_fraction_10,
+ideal_fraction_100 (null with --quick), ideal_fraction_N and ideal_fraction_N_memory for
+each scale, router_speedup_4, replay_ms_per_call.
 
 Run:  .venv/bin/python benchmarks/bench_pipeline.py            (about 6 minutes)
       .venv/bin/python benchmarks/bench_pipeline.py --quick    (smaller, about 2 minutes)
@@ -33,6 +40,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import subprocess
 import sys
@@ -42,9 +50,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import fake_llm_server
 
 import sane
-from sane.llm import LLMSettings
+from sane.llm import LLMSettings, _openai_http
 from sane.suites.store import SuiteStore
 
 HERE = Path(__file__).resolve().parent
@@ -90,6 +101,46 @@ def fake_server(latency: float, capacity: int = 0) -> Iterator[str]:
     """One fake server; yields its base URL."""
     with fake_servers(latency, capacity) as (url,):
         yield url
+
+
+@contextmanager
+def memory_transport(latency: float) -> Iterator[str]:
+    """The fake server's panel in this process instead of over loopback HTTP: the direct
+    path's HTTP call is replaced by its answer after `latency`; yields a base URL to generate
+    against, and restores the HTTP call on the way out.
+
+    Why: the same client, slots, cache and store with a transport that costs nothing
+    separate what the client's order and CPU cost from what the machine's loopback costs.
+    """
+    oracle = fake_llm_server.Oracle(fake_llm_server.parse([]))
+    complete = _openai_http.Endpoints.complete
+
+    async def answer(
+        self: Any, model: str, base_url: str, api_key: Any, messages: Any, params: Any
+    ) -> _openai_http.ChatReply:
+        body = {"model": model, "messages": messages}
+        body.update({name: value for name, value in params.items() if value is not None})
+        content = oracle.answer(json.loads(json.dumps(body)))  # as the server would read it
+        await asyncio.sleep(latency)
+        return _openai_http.ChatReply.model_validate(
+            {"choices": [{"message": {"content": content}}], "usage": {}}
+        )
+
+    _openai_http.Endpoints.complete = answer  # type: ignore[method-assign]
+    try:
+        yield "http://in-memory.invalid/v1"
+    finally:
+        _openai_http.Endpoints.complete = complete  # type: ignore[method-assign]
+
+
+def rounds_bound(calls: int, recipe_calls: int, latency: float, concurrency: int) -> float:
+    """The shortest any schedule of a run's calls can take, in rounds of `latency`: the
+    capabilities call is the first round alone; the second can hold only recipe calls
+    (nothing else has a recipe yet); every other call comes after, at most `concurrency`
+    a round. Ten families at 32: 2 + ceil((540 - 1 - 10) / 32) = 19 rounds, 3.8 s, where
+    calls x latency / concurrency is 3.375 s."""
+    second = min(recipe_calls, concurrency)
+    return latency * (2 + math.ceil((calls - 1 - second) / concurrency))
 
 
 @dataclass
@@ -274,15 +325,30 @@ def main(argv: list[str] | None = None) -> None:
                 families=families,
                 concurrency=args.concurrency,
             )
+        with memory_transport(args.latency):  # the same client, no loopback
+            memory = generate(
+                "http://in-memory.invalid/v1",
+                workdir,
+                f"memory-{families}",
+                families=families,
+                concurrency=args.concurrency,
+            )
         paths[families] = path.wall_s
         work = run.calls * args.latency / args.concurrency
         ideal = max(path.wall_s, work)
+        rounds = rounds_bound(run.calls, families, args.latency, args.concurrency)
         fractions[f"ideal_fraction_{families}"] = round(ideal / run.wall_s, 3)
+        fractions[f"ideal_fraction_{families}_memory"] = round(ideal / memory.wall_s, 3)
         print(
             f"   {families:>4} families: {run.calls:>5} calls in {run.wall_s:6.1f} s; ideal "
             f"max(critical path {path.wall_s:.1f} ({path.calls} calls), calls x latency / "
             f"concurrency {work:.1f}) = {ideal:.1f} s -> {ideal / run.wall_s:.0%} of ideal; "
-            f"client CPU {run.cpu_s:.1f} s ({1000 * run.cpu_s / run.calls:.2f} ms per call)"
+            f"client CPU {run.cpu_s:.1f} s ({1000 * run.cpu_s / run.calls:.2f} ms per call)\n"
+            f"          the same client with an in-process transport (no loopback): "
+            f"{memory.calls} calls in {memory.wall_s:.2f} s -> {ideal / memory.wall_s:.0%} of "
+            f"ideal; the rounds' bound (the capabilities call, then only recipe calls, then "
+            f"the rest {args.concurrency} a round) is {rounds:.2f} s, so no schedule reaches "
+            f"more than {ideal / max(ideal, rounds):.0%} of ideal"
         )
     print(
         "   (targets: >= 85% of ideal with 10 families, >= 90% with 100; no schedule beats"

@@ -26,11 +26,9 @@ Run:  .venv/bin/python benchmarks/timeline.py [--families 10] [--concurrency 32]
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import contextvars
 import json
-import math
 import statistics
 import tempfile
 import time
@@ -39,10 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import fake_llm_server
-from bench_pipeline import fake_server, generate
+from bench_pipeline import fake_server, generate, memory_transport, rounds_bound
 
-from sane.llm import _client, _openai_http, _slots
+from sane.llm import _client, _slots
 
 
 @dataclass
@@ -89,41 +86,7 @@ def recording() -> Iterator[list[Call]]:
         _slots.RankedSlots.hold = hold  # type: ignore[method-assign]
 
 
-@contextlib.contextmanager
-def memory_transport(latency: float) -> Iterator[str]:
-    """The direct path's HTTP call replaced by the fake server's panel in this process,
-    answering after `latency`; yields a base URL to generate against. Restored on the way
-    out."""
-    oracle = fake_llm_server.Oracle(fake_llm_server.parse([]))
-    complete = _openai_http.Endpoints.complete
-
-    async def answer(
-        self: Any, model: str, base_url: str, api_key: Any, messages: Any, params: Any
-    ) -> _openai_http.ChatReply:
-        body = {"model": model, "messages": messages}
-        body.update({name: value for name, value in params.items() if value is not None})
-        content = oracle.answer(json.loads(json.dumps(body)))  # as the server would read it
-        await asyncio.sleep(latency)
-        return _openai_http.ChatReply.model_validate(
-            {"choices": [{"message": {"content": content}}], "usage": {}}
-        )
-
-    _openai_http.Endpoints.complete = answer  # type: ignore[method-assign]
-    try:
-        yield "http://in-memory.invalid/v1"
-    finally:
-        _openai_http.Endpoints.complete = complete  # type: ignore[method-assign]
-
-
 TRANSPORTS = {"http": fake_server, "memory": memory_transport}
-
-
-def rounds_bound(calls: list[Call], latency: float, concurrency: int) -> float:
-    """The shortest any schedule of these calls can take: the capabilities call, then the
-    recipe calls (which need its answer), then everything else (which needs theirs), at
-    most `concurrency` calls a round."""
-    head = [c for c in calls if c.task in ("capabilities", "recipes")]
-    return latency * (2 + math.ceil((len(calls) - len(head)) / concurrency))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -144,7 +107,8 @@ def main(argv: list[str] | None = None) -> None:
     for c in calls:
         c.ready, c.start, c.end = c.ready - began, c.start - began, c.end - began
     bound = run.calls * args.latency / args.concurrency
-    rounds = rounds_bound(calls, args.latency, args.concurrency)
+    recipe_calls = sum(c.task == "recipes" for c in calls)
+    rounds = rounds_bound(len(calls), recipe_calls, args.latency, args.concurrency)
     slot_ms = 1000 * statistics.mean(c.end - c.start for c in calls)
     print(
         f"{run.calls} calls in {run.wall_s:.2f} s ({args.transport}); calls x latency / "

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
@@ -54,21 +56,24 @@ def test_the_timeline_records_every_call_of_a_run_and_restores_the_client(tmp_pa
 
 
 def test_the_memory_transport_answers_as_the_fake_server_does(tmp_path):
-    """The timeline's in-process transport is the same panel without the loopback: the same
-    suite and calls as over HTTP, and the client's HTTP call is restored afterwards."""
-    import timeline
-
+    """The in-process transport is the same panel without the loopback: the same suite and
+    calls as over HTTP, and the client's HTTP call is restored afterwards."""
     from sane.llm import _openai_http
 
     before = _openai_http.Endpoints.complete
     with bench_pipeline.fake_server(0.0) as base_url:
         over_http = bench_pipeline.generate(base_url, tmp_path, "http", families=2, concurrency=4)
-    with timeline.recording() as calls, timeline.memory_transport(0.0) as base_url:
+    with bench_pipeline.memory_transport(0.0) as base_url:
         in_memory = bench_pipeline.generate(base_url, tmp_path, "memory", families=2, concurrency=4)
     assert _openai_http.Endpoints.complete is before
     assert in_memory.validated_ids == over_http.validated_ids and in_memory.validated >= 1
-    assert in_memory.calls == over_http.calls == len(calls)
-    # the capabilities call and one recipe call per family take a round each, alone
-    assert sum(c.task in ("capabilities", "recipes") for c in calls) == 3
-    calls_bound = len(calls) * 0.2 / 4
-    assert calls_bound + 0.2 < timeline.rounds_bound(calls, 0.2, 4) < calls_bound + 3 * 0.2
+    assert in_memory.calls == over_http.calls
+
+
+def test_the_rounds_bound_counts_the_two_rounds_only_the_first_calls_can_use():
+    # ten families at 32: the capabilities call, ten recipe calls, then 529 calls
+    assert bench_pipeline.rounds_bound(540, 10, 0.2, 32) == pytest.approx(0.2 * 19)
+    # a hundred recipe calls fill the second round; the other 68 go with the rest
+    assert bench_pipeline.rounds_bound(5310, 100, 0.2, 32) == pytest.approx(0.2 * 167)
+    # never below the calls' own bound
+    assert bench_pipeline.rounds_bound(64, 1, 0.2, 32) >= 64 * 0.2 / 32
