@@ -1,6 +1,6 @@
 """Suite reproducibility: do two independently generated suites of one scorer agree?
 
-`sane compare SUITE_A SUITE_B` answers three questions (DESIGN section 8):
+`sane compare SUITE_A SUITE_B` answers three questions (docs/statistics.md):
 
 - **Profiles**: per target run on both suites, the MAE between its requirement-level
   profiles (mean normalised score change per requirement; behavioral-correctness paper,

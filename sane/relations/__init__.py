@@ -1,4 +1,4 @@
-"""Expected relations: every kind in one place (DESIGN section 3).
+"""Expected relations: every kind in one place (docs/method.md).
 
 A recipe's expected relation is typed data over the scores of a case's variants. Each kind
 is one :class:`RelationKind` in one module here (`pair`, `repeatable`, `combined`,

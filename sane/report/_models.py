@@ -1,8 +1,8 @@
 """The report's records: what `sane report --format json` prints and the markdown renders.
 
-They are pydantic models so the JSON contract of DESIGN section 7 is written down in one
-place and checked on construction; every optional number is ``None`` when it is undefined
-(no judged case, no common target), never a default 0.
+They are pydantic models so the JSON contract (docs/reference.md, "The JSON report") is
+written down in one place and checked on construction; every optional number is ``None``
+when it is undefined (no judged case, no common target), never a default 0.
 """
 
 from __future__ import annotations

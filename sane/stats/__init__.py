@@ -5,7 +5,7 @@ behaviour comes from here, built on scipy so that the estimators are the well-kn
 and with the degenerate cases (no data, one target, constant input) answered explicitly
 (None or NaN with a note) instead of with a made-up 0.
 
-Sources (DESIGN section 8; formulas in each module's docstring and in docs/statistics.md):
+Sources (formulas in each module's docstring and in docs/statistics.md):
 
 - rank agreement with a human benchmark, the pass-rate span: SANE paper, section 5.3
   (:mod:`._ranking`); per-target agreement with human labels (:mod:`._agreement`);
