@@ -57,6 +57,8 @@ REVISED_TABLES = (
     "review_overrides",
 )
 _EXAMPLES = TypeAdapter(list[dict[str, str]])
+_VOTES = TypeAdapter(list[Vote])  # many at once: one pass, not one per row
+_CALLS = TypeAdapter(list[CallRecord])
 
 
 def _now() -> str:
@@ -378,16 +380,20 @@ class SuiteStore:
     def decisions(self, question: Question) -> dict[str, PanelDecision]:
         """The decisions in force: the panel's, or a reviewer's where `sane review apply`
         put one in its place (table `review_overrides`; the panel's decision is kept)."""
-        votes: dict[str, list[Vote]] = {}
-        for row in self.db.query(
+        cursor = self.db.conn.execute(
             "select * from votes where question = ? order by subject_id, sample_index",
             [question.value],
-        ):
-            votes.setdefault(row["subject_id"], []).append(Vote.model_validate(row))
+        )
+        names = [column[0] for column in cursor.description]
+        votes: dict[str, list[Vote]] = {}
+        for vote in _VOTES.validate_python([dict(zip(names, row, strict=True)) for row in cursor]):
+            votes.setdefault(vote.subject_id, []).append(vote)
         human = self.overrides(question)
         decided = {}
-        for row in self.db.query("select * from decisions where question = ?", [question.value]):
-            subject, panel = row["subject_id"], Decision(row["decision"])
+        for subject, stored in self.db.conn.execute(
+            "select subject_id, decision from decisions where question = ?", [question.value]
+        ):
+            panel = Decision(stored)
             override = human.get(subject)
             decided[subject] = PanelDecision(
                 subject_id=subject,
@@ -476,10 +482,8 @@ class SuiteStore:
         )
 
     def calls(self) -> list[CallRecord]:
-        return [
-            CallRecord.model_validate_json(r["json"])
-            for r in self.db.query("select json from calls order by id")
-        ]
+        rows = self.db.conn.execute("select json from calls order by id")
+        return _CALLS.validate_json("[" + ",".join(text for (text,) in rows) + "]")
 
     def put_error(self, stage: str, subject: str, message: str, target: str = "") -> None:
         self.db["errors"].insert(
