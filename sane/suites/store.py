@@ -82,7 +82,8 @@ _UPSERT_CASE = _upsert("cases", "id", "recipe_id", "idx", "json")
 
 
 class SuiteStore:
-    """Typed access to one suite file. Writes are committed one record at a time.
+    """Typed access to one suite file. Each write commits at once, a record with the rows
+    that belong to it (a decision with its votes) in one transaction.
 
     `writer=True` (generate, execute) holds the suite's lock until `close`, so a
     second writing run on the same file is refused (see sane.suites.lock).
