@@ -336,6 +336,7 @@ def main(argv: list[str] | None = None) -> None:
         paths[families] = path.wall_s
         work = run.calls * args.latency / args.concurrency
         ideal = max(path.wall_s, work)
+        # one recipe call per capability, one capability per family
         rounds = rounds_bound(run.calls, families, args.latency, args.concurrency)
         fractions[f"ideal_fraction_{families}"] = round(ideal / run.wall_s, 3)
         fractions[f"ideal_fraction_{families}_memory"] = round(ideal / memory.wall_s, 3)
