@@ -98,33 +98,35 @@ async def run_family(
     An exception from `evaluate` (a budget stop, a bug) cancels the cases in
     flight and propagates; what they had stored stays stored, so a rerun resumes.
     """
-    done = progress or FamilyProgress(plan)
-    if done.plan != plan:
+    progress = progress or FamilyProgress(plan)  # the schedule's counts live here
+    if progress.plan != plan:
         raise ValueError("run_family was given the progress of another plan")
     pending: dict[asyncio.Task[bool], int] = {}
     try:
         while True:
-            if plan.stop_reason(done.passed, done.failed) is None:
-                while done.launched < plan.n and len(pending) < plan.window(
-                    done.passed, done.failed
+            if plan.stop_reason(progress.passed, progress.failed) is None:
+                while progress.launched < plan.n and len(pending) < plan.window(
+                    progress.passed, progress.failed
                 ):
-                    pending[asyncio.create_task(evaluate(done.launched))] = done.launched
-                    done.launched += 1
+                    pending[asyncio.create_task(evaluate(progress.launched))] = progress.launched
+                    progress.launched += 1
             if not pending:
                 break
             finished, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             for task in finished:
                 del pending[task]
                 if task.result():
-                    done.passed += 1
+                    progress.passed += 1
                 else:
-                    done.failed += 1
+                    progress.failed += 1
     finally:
         for task in pending:
             task.cancel()
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
-    stopped = plan.stop_reason(done.passed, done.failed) if done.launched < plan.n else None
+    stopped = (
+        plan.stop_reason(progress.passed, progress.failed) if progress.launched < plan.n else None
+    )
     return FamilyRun(
-        generated=done.launched, passed=done.passed, failed=done.failed, stopped=stopped
+        generated=progress.launched, passed=progress.passed, failed=progress.failed, stopped=stopped
     )
