@@ -48,8 +48,8 @@ def small_suite(work: Path, sane: list[str], env: dict[str, str]) -> Path:
     spec = str(work / "tiny_spec.yaml")
     subprocess.run([*sane, "generate", spec, "--suite", str(suite), "--model", "scripted", *TINY,
                     *llm], env=env, check=True, capture_output=True)  # fmt: skip
-    run = subprocess.run([*sane, "execute", str(suite), "--quiet", *llm], env=env, check=False,
-                         capture_output=True)  # fmt: skip
+    run = subprocess.run([*sane, "execute", str(suite), "--spec", spec, "--quiet", *llm],
+                         env=env, check=False, capture_output=True)  # fmt: skip
     if run.returncode not in (0, 4):  # 4: the fixture's `broken` target errors on every case
         raise SystemExit(f"execute failed: {run.stderr.decode()[-500:]}")
     return suite

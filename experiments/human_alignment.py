@@ -112,7 +112,7 @@ def run(args: argparse.Namespace, console: Console) -> dict:
         llm=llm,
     )
     generated = time.perf_counter()
-    sane.execute(args.suite, targets=targets, timeout_s=args.timeout, llm=llm)
+    sane.execute(args.suite, spec=args.spec, targets=targets, timeout_s=args.timeout, llm=llm)
     executed = time.perf_counter()
     benchmark = human_benchmark(
         args.suite,
@@ -126,6 +126,7 @@ def run(args: argparse.Namespace, console: Console) -> dict:
         timeout_s=args.timeout,
         llm=llm,
         seed=args.seed,
+        trust_suite_code=True,  # the targets of the spec this run was given and just executed
     )
     store = SuiteStore(args.suite)
     try:

@@ -7,7 +7,9 @@ targets) and runs the workflow graph in the mode asked for.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import dataclasses
+import warnings
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from sane.llm import LLMClient, LLMSettings
     from sane.report import LiveOptions
     from sane.scorers.base import Target
+    from sane.suites.targets import CodeTrust
 
 # `report` reads a suite and must start fast (CI gates, terminals); the pipeline behind
 # `generate` and `execute` (LangGraph, the agents, the panel, the targets) loads in them.
@@ -112,11 +115,13 @@ def generate(
         store.close()
 
 
-def build_targets(store: SuiteStore, llm: LLMClient, names: list[str] | None) -> dict[str, Target]:
-    """Build the suite's targets (or the named ones) from the definitions it holds. A python
-    target whose module changed since it was frozen is a new definition (re-measured)."""
+def build_targets(
+    store: SuiteStore, llm: LLMClient, names: list[str] | None, trust: CodeTrust
+) -> tuple[dict[str, Target], list[str]]:
+    """Build the suite's targets (or the named ones) from the definitions it holds, and name
+    the code targets that `trust` does not let this run import (sane.suites.targets)."""
     from sane.scorers import BuildContext, build_target
-    from sane.suites.targets import refreshed
+    from sane.suites.targets import runnable
 
     held = {t.config.name: t for t in store.targets()}
     unknown = [n for n in names or [] if n not in held]
@@ -126,32 +131,43 @@ def build_targets(store: SuiteStore, llm: LLMClient, names: list[str] | None) ->
             "--target",
             f"unknown target {unknown[0]!r} (suite holds: {', '.join(held) or 'none'})",
         )
-    chosen = [held[n] for n in names or list(held)]
-    store.put_targets(refreshed(t) for t in chosen)
+    chosen, not_run = runnable([held[n] for n in names or list(held)], trust, str(store.path))
     context = BuildContext(
         spec=store.spec(), llm=llm, rubrics={t.config.name: t.rubric for t in chosen if t.rubric}
     )
-    return {t.config.name: build_target(t.config, context) for t in chosen}
+    return {t.config.name: build_target(t.config, context) for t in chosen}, not_run
 
 
 def add_targets(store: SuiteStore, spec: str | Path) -> list[str]:
-    """Add or replace the suite's targets with those of another spec of the same scorer."""
+    """Add or replace the suite's targets with those of another spec of the same scorer;
+    returns the names that spec declares (this run has chosen their code)."""
     from sane.inputs import load_spec
     from sane.suites.targets import freeze_targets, same_scorer
 
     other, path = load_spec(spec)
     same_scorer(store.spec(), other, str(path))
-    return store.put_targets(freeze_targets(other, path.parent, str(spec)))
+    targets = freeze_targets(other, path.parent, str(spec))
+    store.put_targets(targets)
+    return [t.config.name for t in targets]
 
 
-def _adopt_spec_targets(store: SuiteStore) -> None:
+def _adopt_spec_targets(store: SuiteStore, trust: CodeTrust) -> None:
     """A suite written before targets were frozen into it: freeze its spec's targets from
-    the spec folder it recorded, once."""
-    from sane.suites.targets import freeze_targets
+    the spec folder it recorded, once. Its python targets are imported to be frozen, so only
+    with --trust-suite-code; otherwise they stay out (not run)."""
+    from sane.suites.targets import PYTHON_KIND, freeze_targets
 
     spec, spec_dir = store.spec(), store.spec_dir()
-    if spec.targets and not store.targets():
-        store.put_targets(freeze_targets(spec, spec_dir or Path("."), str(spec_dir or ".")))
+    if not spec.targets or store.targets():
+        return
+    if not trust.suite_code:
+        kept = [t for t in spec.targets if t.kind != PYTHON_KIND]
+        spec = spec.model_copy(update={"targets": kept})
+    store.put_targets(freeze_targets(spec, spec_dir or Path("."), str(spec_dir or ".")))
+
+
+def _say(message: str) -> None:
+    warnings.warn(message, stacklevel=3)
 
 
 def execute(
@@ -161,6 +177,8 @@ def execute(
     spec: str | Path | None = None,
     llm: LLMSettings | None = None,
     progress: Progress | None = None,
+    trust_suite_code: bool = False,
+    notice: Callable[[str], None] = _say,
     **options: Any,
 ) -> list[ExecutionRecord]:
     """Run a generated suite's validated families against its targets (or the named ones).
@@ -171,10 +189,15 @@ def execute(
 
     ``spec`` first adds or replaces targets from another spec of the same scorer, so judge
     versions are compared on one suite over time; a replaced definition is measured again.
+
+    A python target runs only when ``spec`` declares it or ``trust_suite_code`` is true (and
+    then only if its module file is the one the suite recorded); any other is not imported,
+    and ``notice`` is told its name (default: a warning).
     """
     from sane import workflow
     from sane.llm import require_prices
     from sane.run_config import execute_config
+    from sane.suites.targets import NOT_RUN, CodeTrust
 
     if config is None:
         config = execute_config(**options)
@@ -189,11 +212,22 @@ def execute(
                 None,
                 "suite generation is not finished; rerun `sane generate` to resume it",
             )
-        _adopt_spec_targets(store)
+        trust = CodeTrust(suite_code=trust_suite_code)
+        _adopt_spec_targets(store, trust)
         if spec is not None:
-            add_targets(store, spec)
+            trust = dataclasses.replace(trust, declared=frozenset(add_targets(store, spec)))
         client = _client(store, llm)
-        chosen = build_targets(store, client, config.targets)
+        chosen, not_run = build_targets(store, client, config.targets, trust)
+        for name in not_run:
+            notice(f"{name}: {NOT_RUN} (give its spec with --spec, or --trust-suite-code)")
+        if not_run and not chosen:
+            raise InputError(
+                str(store.path),
+                "--trust-suite-code",
+                f"nothing to run: every chosen target ({', '.join(not_run)}) is a python target "
+                "stored in the suite, whose code runs only when you choose it: give its spec "
+                "with --spec SPEC, or --trust-suite-code",
+            )
         judges = [t.model for t in store.spec().targets if t.name in chosen and t.model]
         require_prices(judges, llm, "judge targets")
         context = _context(

@@ -83,20 +83,23 @@ def run_demo(
     # the pipeline is imported here, not at `import sane.demo`: the CLI reads DemoPlan's
     # defaults for `sane --help`, which must start fast
     from sane import api
+    from sane.output_files import make_folder, write_text_atomic
     from sane.report import render_markdown
 
     plan = plan or DemoPlan()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(out_dir, "--out")
     suite = out_dir / "suite.db"
     api.generate(plan.spec, suite=suite, config=plan.run_config(), llm=llm, progress=progress)
-    api.execute(suite, targets=plan.targets, llm=llm, progress=progress)
+    # the spec given on this run declares its targets (their code too, if it has python ones)
+    api.execute(suite, spec=plan.spec, targets=plan.targets, llm=llm, progress=progress)
     report = api.report(suite)
     json_path = out_dir / "report.json"
-    json_path.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+    report_json = json.dumps(report.model_dump(mode="json"), indent=2) + "\n"
+    write_text_atomic(json_path, report_json, "--out")
     md_path = out_dir / "report.md"
-    md_path.write_text(render_markdown(report) + "\n")
+    write_text_atomic(md_path, render_markdown(report) + "\n", "--out")
     html_path = out_dir / "report.html"
-    html_path.write_text(api.report_html(suite), encoding="utf-8")
+    write_text_atomic(html_path, api.report_html(suite), "--out")
     return DemoResult(
         suite=suite,
         json_report=json_path,

@@ -6,6 +6,19 @@ model or a scorer must be recorded as errors rather than turned into scores.
 
 from __future__ import annotations
 
+import unicodedata
+
+
+def printable(text: str) -> str:
+    """`text` with each control character written as an escape (`\\x1b`): an error line names
+    what the user gave, and a name holding an escape sequence must not drive the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(
+        char if char in " \t" or unicodedata.category(char) != "Cc" else repr(char)[1:-1]
+        for char in text
+    )
+
 
 class SaneError(Exception):
     """Base class of every error the product raises on purpose."""
@@ -18,8 +31,8 @@ class InputError(SaneError):
         self.file = file
         self.field = field
         self.problem = problem
-        where = ": ".join(part for part in (file, field) if part)
-        super().__init__(f"{where}: {problem}" if where else problem)
+        where = ": ".join(printable(part) for part in (file, field) if part)
+        super().__init__(f"{where}: {printable(problem)}" if where else printable(problem))
 
 
 class LLMError(SaneError):

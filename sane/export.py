@@ -20,17 +20,15 @@ Formats (documented in docs/reference.md, `sane export`):
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from sane._record import Record
 from sane.errors import InputError
+from sane.output_files import write_atomic
 from sane.records import (
     Case,
     ExecutionRecord,
@@ -40,6 +38,7 @@ from sane.records import (
     SuiteSnapshot,
     Verdict,
 )
+from sane.spreadsheet_cells import safe_cell
 from sane.validators.families import executable_cases
 
 ExportFormat = Literal["jsonl", "csv"]
@@ -201,11 +200,15 @@ def csv_row(case: ExportedCase) -> dict[str, str]:
 
 
 def write_csv(cases: Iterable[ExportedCase], handle: TextIO) -> None:
-    """One row per case; a column a case has no value for is an empty cell."""
+    """One row per case; a column a case has no value for is an empty cell. No cell, header
+    included, is a spreadsheet formula (sane.spreadsheet_cells)."""
     cases = list(cases)
-    writer = csv.DictWriter(handle, fieldnames=csv_columns(cases), restval="")
-    writer.writeheader()
-    writer.writerows(csv_row(case) for case in cases)
+    columns = csv_columns(cases)
+    writer = csv.writer(handle)
+    writer.writerow([safe_cell(column) for column in columns])
+    for case in cases:
+        row = csv_row(case)
+        writer.writerow([safe_cell(row.get(column, "")) for column in columns])
 
 
 WRITERS: dict[str, Callable[[Iterable[ExportedCase], TextIO], None]] = {
@@ -221,36 +224,8 @@ def check_format(format: str) -> ExportFormat:
     return format  # type: ignore[return-value]
 
 
-def _mode(out: Path) -> int:
-    """The permissions the file gets: a replaced file's own, else what the umask gives a new
-    file (a temporary file is born private, 0600)."""
-    try:
-        return out.stat().st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 def write_export(cases: list[ExportedCase], format: str, out: Path) -> None:
-    """Write the export to `out` all at once: it goes to a temporary file in the same folder
-    first and replaces `out` only when complete, so a failed export leaves an existing file as
-    it was and never leaves half a file under its name."""
+    """Write the export to `out` all at once (sane.output_files): a failed export leaves an
+    existing file as it was and never leaves half a file under its name."""
     writer = WRITERS[check_format(format)]
-    try:
-        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".part")
-    except OSError as exc:
-        raise InputError(str(out), "--out", f"cannot write there: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
-            writer(cases, handle)
-        os.chmod(tmp, _mode(out))
-        os.replace(tmp, out)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise InputError(str(out), "--out", f"cannot write there: {exc.strerror}") from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomic(out, lambda handle: writer(cases, handle), "--out")

@@ -7,7 +7,9 @@ fix it; pydantic's multi-line reports are condensed to their first problem.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -18,11 +20,30 @@ from sane.errors import InputError
 from sane.llm import model_problem
 from sane.records import Example, ScorerSpec
 
+# A key that names a credential: a spec is stored in its suite, and a suite is mailed around.
+SECRET_KEY = re.compile(
+    r"(^|_)(api_?key|key|token|secret|password|passwd|credentials?)$", re.IGNORECASE
+)
 
-def _first_problem(error: ValidationError) -> tuple[str, str]:
+
+def _field_path(loc: tuple[object, ...], data: dict[str, Any]) -> str:
+    """A pydantic location as the spec reads: `targets.NAME.KEY`, not `targets.0.KEY`."""
+    parts = [str(part) for part in loc]
+    targets = data.get("targets")
+    if len(parts) >= 2 and parts[0] == "targets" and isinstance(targets, list):
+        index = loc[1]
+        if isinstance(index, int) and 0 <= index < len(targets):
+            target = targets[index]
+            name = target.get("name") if isinstance(target, dict) else None
+            if isinstance(name, str) and name and name.isprintable():
+                parts[1] = name
+    return ".".join(parts) or "(top level)"
+
+
+def _first_problem(error: ValidationError, data: dict[str, Any]) -> tuple[str, str]:
     first = error.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
-    message = first["msg"]
+    field = _field_path(tuple(first["loc"]), data)
+    message = first["msg"].removeprefix("Value error, ")
     if first["type"] == "extra_forbidden":
         message = "unknown field"
     elif first["type"] == "missing":
@@ -45,10 +66,11 @@ def load_spec(ref: str | Path) -> tuple[ScorerSpec, Path]:
         raise InputError(str(path), None, "not a UTF-8 text file") from None
     if not isinstance(data, dict):
         raise InputError(str(path), None, "a spec must be a YAML mapping")
+    _refuse_secrets(data, path)
     try:
         spec = ScorerSpec.model_validate(data)
     except ValidationError as exc:
-        field, message = _first_problem(exc)
+        field, message = _first_problem(exc, data)
         raise InputError(str(path), field, message) from None
     except (RecursionError, ValueError):  # a self-referencing YAML anchor
         raise InputError(
@@ -58,9 +80,30 @@ def load_spec(ref: str | Path) -> tuple[ScorerSpec, Path]:
     return spec, path
 
 
+def _refuse_secrets(data: dict[str, Any], path: Path) -> None:
+    """A credential in a spec would be stored in the suite in plain text: refused by name,
+    before anything else is read, with where it belongs instead."""
+    targets = data.get("targets")
+    places = [("", data)] + [
+        (_field_path(("targets", i), data) + ".", target)
+        for i, target in enumerate(targets if isinstance(targets, list) else [])
+        if isinstance(target, dict)
+    ]
+    for prefix, mapping in places:
+        for key in mapping:
+            if isinstance(key, str) and SECRET_KEY.search(key):
+                raise InputError(
+                    str(path),
+                    f"{prefix}{key}",
+                    "a secret does not belong in a spec (its suite would store it); set the "
+                    "provider's environment variable instead (e.g. OPENAI_API_KEY)",
+                )
+
+
 def _check_targets(spec: ScorerSpec, path: Path) -> None:
     """Refuse an unknown target kind or metric now, not after an hour of generation."""
     from sane.scorers import BUILTIN_METRICS, TARGET_KINDS
+    from sane.scorers.python_fn import check_ref
 
     seen: set[str] = set()
     for target in spec.targets:
@@ -73,6 +116,8 @@ def _check_targets(spec: ScorerSpec, path: Path) -> None:
         if target.kind == "builtin" and target.metric not in BUILTIN_METRICS:
             field = f"targets.{target.name}.metric"
             raise InputError(str(path), field, BUILTIN_METRICS.unknown(str(target.metric)))
+        if target.kind == "python":
+            check_ref(target.ref, f"targets.{target.name}.ref", str(path))
         problem = model_problem(target.model) if target.model is not None else None
         if problem is not None:
             raise InputError(str(path), f"targets.{target.name}.model", problem)

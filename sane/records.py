@@ -8,10 +8,11 @@ them in one module makes the suite's data model readable in one place.
 from __future__ import annotations
 
 import math
+import unicodedata
 from enum import Enum, StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, StrictBool, field_validator, model_validator
 
 from sane._record import Record
 from sane.relations import (  # noqa: F401 - the relation records, re-exported
@@ -84,12 +85,27 @@ class OutputContract(Record):
         return self.min - 1e-9 <= score <= self.max + 1e-9
 
 
+def _plain_name(value: str) -> str:
+    """A name a person chose (scorer, field, target): shown in terminals, XML and CSV, so a
+    control character (an escape sequence, a NUL) or a bidirectional override is refused."""
+    for char in value:
+        if unicodedata.category(char) == "Cc" or char in _BIDI_CONTROLS:
+            raise ValueError(f"holds the control character {char!r}")
+    return value
+
+
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+Name = Annotated[str, AfterValidator(_plain_name)]
+
+
 class TargetConfig(Record):
-    """One target scorer as a spec declares it; `kind` selects the adapter."""
+    """One target scorer as a spec declares it; `kind` selects the adapter. Unknown keys are
+    refused (a typo such as `timeout` for `timeout_s` would otherwise be ignored, and a key
+    such as `api_key` stored in the suite in plain text)."""
 
-    model_config = ConfigDict(extra="allow")
-
-    name: str
+    name: Name
     kind: str
     model: str | None = None
     prompt: str | None = None
@@ -100,6 +116,12 @@ class TargetConfig(Record):
     # seconds one scoring call of this target may take; None: the run's --timeout
     timeout_s: float | None = Field(default=None, gt=0)
     temperature: float | None = None
+    # how an llm_judge answers: free text holding a score, or schema-constrained JSON
+    reply: Literal["text", "json"] = "text"
+    # a python target that returns the same score for the same record (repeats are skipped)
+    deterministic: StrictBool = False
+    # targets sharing a group are one judge under several settings (configuration sensitivity)
+    config_group: Name | None = None
 
 
 class SuiteTarget(Record):
@@ -120,9 +142,9 @@ class SuiteTarget(Record):
 class ScorerSpec(Record):
     """The scorer under test: criterion, fields, output contract, examples, targets."""
 
-    name: str
+    name: Name
     criterion: str
-    fields: dict[str, str]
+    fields: dict[Name, str]
     scored_field: str
     output: OutputContract
     examples: str | None = None

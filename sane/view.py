@@ -5,26 +5,37 @@ changes under the reader. The page polls ``/state``; the server answers with a
 generation number that moves whenever another connection commits to the suite file
 (SQLite's ``PRAGMA data_version``), and the page then reloads, re-rendered from the store.
 Routes: ``/`` the HTML report, ``/report.json`` the JSON report, ``/state`` the generation.
+
+Loopback only, in three ways: a non-loopback `--host` is refused before anything listens, a
+peer that is not on loopback is closed without an answer, and a request whose Host header is
+a name other than localhost or the bound one is refused (DNS rebinding). A connection that
+sends nothing, or something that is not HTTP (an HTTP/0.9 line without its end, a TLS hello),
+is closed after `IDLE_TIMEOUT_S`; at most `MAX_CONNECTIONS` are served at once and any more
+are closed at once, so no client can hold the server's threads.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
+import socket
 import sqlite3
 import threading
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from sane import api
-from sane.errors import SaneError
+from sane.errors import InputError, SaneError
 from sane.report import LiveOptions
 from sane.suites.store import SuiteStore
 
 STATE_PATH = "/state"
+IDLE_TIMEOUT_S = 10.0  # a connection's socket timeout: a silent or malformed client is closed
+MAX_CONNECTIONS = 32  # connections served at once (a browser opens six at most)
 
 
 class SuiteWatcher:
@@ -84,6 +95,50 @@ def host_allowed(header: str | None, bound: str) -> bool:
     return True
 
 
+def loopback_host(host: str) -> bool:
+    """Whether `host` (a --host value) is a loopback address or `localhost`."""
+    name = host.strip().strip("[]").rstrip(".").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+class LoopbackServer(ThreadingHTTPServer):
+    """A threaded HTTP server that answers loopback peers only, at most `MAX_CONNECTIONS` at a
+    time (one more is closed unanswered, never queued on a new thread)."""
+
+    daemon_threads = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        super().__init__(*args, **kwargs)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        try:
+            return ipaddress.ip_address(str(client_address[0]).split("%", 1)[0]).is_loopback
+        except ValueError:
+            return False
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
 def make_server(
     suite: str | Path,
     *,
@@ -93,11 +148,20 @@ def make_server(
     interval_ms: int = 2000,
 ) -> ThreadingHTTPServer:
     """A threaded HTTP server for one suite; ``server.server_address`` holds the real port."""
+    if not loopback_host(host):
+        raise InputError(
+            None,
+            "--host",
+            f"{host!r} is not a loopback address: sane view serves the report on this machine "
+            "only (127.0.0.1, ::1 or localhost)",
+        )
     path = Path(suite)
     SuiteStore(path, readonly=True).close()  # refuse a missing or non-suite file before serving
     watcher = SuiteWatcher(path)
 
     class Handler(BaseHTTPRequestHandler):
+        timeout = IDLE_TIMEOUT_S
+
         def log_message(self, format: str, *args: object) -> None:
             return  # keep the terminal quiet; errors still reach the page
 
@@ -130,8 +194,9 @@ def make_server(
                 page = _waiting_page(str(exc), interval_ms)
                 self._send(503, page, "text/html")
 
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    server_class = type("Server", (LoopbackServer,), {"address_family": family})
+    server = server_class((host, port), Handler)
     original_close = server.server_close
 
     def server_close() -> None:

@@ -79,7 +79,9 @@ def command(work: Path, which: str) -> list[str]:
             *GENERATE_ARGS,
             *common,
         ]
-    return ["execute", str(work / "suite.db"), "--timeout", "10", *common]
+    # the spec declares the python targets on this run: a suite's own code runs only so
+    spec = str(work / "spec.yaml")
+    return ["execute", str(work / "suite.db"), "--spec", spec, "--timeout", "10", *common]
 
 
 # ------------------------------------------------------------------ launching

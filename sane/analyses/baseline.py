@@ -17,6 +17,7 @@ from sane._runtime import Progress, _no_progress
 from sane.analyses.generator_comparison import Comparison, compare_generators
 from sane.generators.base import get_generator
 from sane.llm import LLMSettings
+from sane.output_files import make_folder
 from sane.records import ExecuteConfig, RunConfig
 from sane.run_config import run_config
 from sane.suites.store import SuiteStore
@@ -59,7 +60,7 @@ def run_baseline(
     for name in names:
         get_generator(name)  # bad names fail before any suite is touched
     directory = Path(suite_dir)
-    directory.mkdir(parents=True, exist_ok=True)
+    make_folder(directory, "--suite-dir")
     paths = [suite_file(directory, name) for name in names]
     for name, path in zip(names, paths, strict=True):
         api.generate(
@@ -73,6 +74,7 @@ def run_baseline(
         if execute and _declares_targets(path):
             api.execute(
                 path,
+                spec=spec,  # the spec given on this run declares the targets (their code too)
                 config=execution or ExecuteConfig(),
                 llm=llm,
                 progress=_prefixed(progress, name),

@@ -30,6 +30,7 @@ from sane.scorers.base import Target
 from sane.scorers.execute import normalise, score_variants
 from sane.stats import LabelAgreement, label_agreement
 from sane.suites.store import SuiteStore
+from sane.suites.targets import NOT_RUN, CodeTrust
 
 BINARY_WORDS = {"1": 1.0, "0": 0.0, "true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0}
 BATCH = 16
@@ -246,13 +247,15 @@ def human_benchmark(
     timeout_s: float = 60.0,
     llm: LLMSettings | None = None,
     seed: int = 0,
+    trust_suite_code: bool = False,
 ) -> HumanBenchmark:
     """The suite's executed targets (or the named ones) scored on a labelled data set.
 
     The LLM calls of judge targets go through the cache but are not recorded in the suite
-    (they are not part of its execution).
+    (they are not part of its execution). A python target stored in the suite runs only with
+    ``trust_suite_code`` (and its module file as recorded); without it, it is refused by name.
     """
-    store = SuiteStore(suite)
+    store = SuiteStore(suite, readonly=True)  # read only: labelled data is scored, not stored
     try:
         spec = store.spec()
         labelled = load_labelled(
@@ -266,7 +269,16 @@ def human_benchmark(
         )
         client = LLMClient(llm or LLMSettings())
         names = list(targets) if targets else sorted({e.target for e in store.executions()})
-        chosen = build_targets(store, client, names or None)
+        chosen, not_run = build_targets(
+            store, client, names or None, CodeTrust(suite_code=trust_suite_code)
+        )
+        if not_run:
+            raise InputError(
+                str(suite),
+                "--trust-suite-code",
+                f"target {not_run[0]!r}: {NOT_RUN}; pass --trust-suite-code to run its code, "
+                "or leave it out with --target",
+            )
     finally:
         store.close()
 

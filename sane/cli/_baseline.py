@@ -28,6 +28,7 @@ from sane.cli._llm_options import llm_options
 from sane.cli._run_options import run_options
 from sane.errors import InputError
 from sane.llm import LLMSettings
+from sane.output_files import write_text_atomic
 from sane.records import ExecuteConfig, RunConfig
 
 FORMATS = ("md", "json")
@@ -93,13 +94,17 @@ def baseline(
                 llm=llm,
                 progress=progress,
             )
-    (suite_dir / "comparison.json").write_text(_render(comparison, "json") + "\n", encoding="utf-8")
     text = _render(comparison, format)
+    with errors_to_exit_codes():
+        write_text_atomic(
+            suite_dir / "comparison.json", _render(comparison, "json") + "\n", "--suite-dir"
+        )
+        if out_file is not None:
+            write_text_atomic(out_file, text.rstrip("\n") + "\n", "--out")
     if out_file is None:
         sys.stdout.write(text.rstrip("\n") + "\n")
     else:
-        out_file.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
-        err.print(f"wrote {out_file}")
+        err.print(f"wrote {out_file}", markup=False, highlight=False)
 
 
 @app.command()

@@ -17,6 +17,7 @@ from sane.cli._common import (
     fail,
 )
 from sane.errors import InputError
+from sane.output_files import write_text_atomic
 
 
 def _requirement_limits(values: list[str]) -> dict[str, int]:
@@ -133,10 +134,7 @@ def check(
         report = api.report(suite)
         result = evaluate(report, limits, target)
         if junit is not None:
-            try:
-                junit.write_text(junit_xml(report, result), encoding="utf-8")
-            except OSError as exc:
-                raise InputError(str(junit), "--junit", f"cannot write: {exc.strerror}") from None
+            write_text_atomic(junit, junit_xml(report, result), "--junit")
     if as_json:
         sys.stdout.write(json.dumps(gate_document(report, result), indent=2) + "\n")
     else:

@@ -3,7 +3,8 @@
 Exit codes: 0 success; 1 a run failed (a stage could not continue); 2 bad input
 (one line on stderr naming the file, field and problem); 3 stopped at a budget
 (the suite is resumable); 4 nothing measured (a target errored on every case, or a
-gate had no result to check); 5 a gate failed (`sane check`: a target outside a limit).
+gate had no result to check); 5 a gate failed (`sane check`: a target outside a limit);
+130 interrupted (Ctrl-C: the suite keeps what it had and a rerun resumes).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from sane.errors import BudgetExceeded, InputError, SaneError
+from sane.errors import BudgetExceeded, InputError, SaneError, printable
 
 if TYPE_CHECKING:
     from sane.report import Funnel
@@ -94,10 +95,11 @@ def _main(
 
 
 EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BUDGET, EXIT_NOTHING_MEASURED, EXIT_GATE_FAILED = 1, 2, 3, 4, 5
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as a shell reports a command it interrupted
 
 
 def fail(code: int, message: str) -> typer.Exit:
-    err.print(f"sane: {message}", markup=False, highlight=False, soft_wrap=True)
+    err.print(f"sane: {printable(message)}", markup=False, highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -109,6 +111,13 @@ def errors_to_exit_codes() -> Iterator[None]:
         raise fail(EXIT_BAD_INPUT, f"error: {exc}") from None
     except BudgetExceeded as exc:
         raise fail(EXIT_BUDGET, f"stopped at budget: {exc}; rerun the same command to resume")
+    except KeyboardInterrupt:
+        # every finished item was committed as it finished, and SQLite rolled back the one
+        # write in progress: nothing stored is lost, and a rerun resumes
+        raise fail(
+            EXIT_INTERRUPTED,
+            "interrupted: the suite keeps every finished item; rerun the same command to resume",
+        ) from None
     except SaneError as exc:
         raise fail(EXIT_FAILED, f"failed: {exc}") from None
     except sqlite3.DatabaseError as exc:
@@ -151,6 +160,14 @@ def progress_display(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
 
 
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
+TrustSuiteCode = Annotated[
+    bool,
+    typer.Option(
+        "--trust-suite-code",
+        help="Run the suite's stored python targets (code its author chose) if their module "
+        "files are the ones it recorded; without this, only those a --spec of this run declares.",
+    ),
+]
 
 
 def print_validity(funnel: Funnel) -> None:

@@ -13,15 +13,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from sane.cli._common import (
-    app,
-    err,
-    errors_to_exit_codes,
-    out,
-)
+from sane.cli._common import TrustSuiteCode, app, err, errors_to_exit_codes, out
 from sane.cli._llm_options import llm_options
 from sane.errors import InputError
 from sane.llm import LLMSettings
+from sane.output_files import write_text_atomic
 
 if TYPE_CHECKING:
     from sane.report import HumanAlignment, Report
@@ -33,19 +29,24 @@ def _read_human(path: Path) -> dict[str, float]:
     """Rows of target,score (a header row is allowed)."""
     if not path.is_file():
         raise InputError(str(path), None, "file not found")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(str(path), None, "not a UTF-8 text file") from None
+    except OSError as exc:
+        raise InputError(str(path), None, f"cannot read: {exc.strerror}") from None
     scores: dict[str, float] = {}
-    with path.open(newline="", encoding="utf-8") as handle:
-        for number, row in enumerate(csv.reader(handle), start=1):
-            if not row or not "".join(row).strip():
+    for number, row in enumerate(csv.reader(io.StringIO(text, newline="")), start=1):
+        if not row or not "".join(row).strip():
+            continue
+        if len(row) != 2:
+            raise InputError(str(path), f"row {number}", "expected two columns: target,score")
+        try:
+            scores[row[0].strip()] = float(row[1])
+        except ValueError:
+            if number == 1:
                 continue
-            if len(row) != 2:
-                raise InputError(str(path), f"row {number}", "expected two columns: target,score")
-            try:
-                scores[row[0].strip()] = float(row[1])
-            except ValueError:
-                if number == 1:
-                    continue
-                raise InputError(str(path), f"row {number}.score", "not a number") from None
+            raise InputError(str(path), f"row {number}.score", "not a number") from None
     if not scores:
         raise InputError(str(path), None, "no target,score rows")
     return scores
@@ -83,11 +84,12 @@ def report(
                 _print_summary(built)
                 return
             text = _render(built, format)
+        if out_file is not None:
+            write_text_atomic(out_file, text + "\n", "--out")
     if out_file is None:
         sys.stdout.write(text + "\n")
     else:
-        out_file.write_text(text + "\n", encoding="utf-8")
-        err.print(f"wrote {out_file}")
+        err.print(f"wrote {out_file}", markup=False, highlight=False)
 
 
 def _render(report: Report, format: str) -> str:
@@ -194,6 +196,7 @@ def rank(
     timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    trust_suite_code: TrustSuiteCode = False,
 ) -> None:
     """Rank the targets by pass rate, overall and per requirement, optionally against humans.
 
@@ -214,6 +217,7 @@ def rank(
             targets=target,
             timeout=timeout,
             llm=llm,
+            trust_suite_code=trust_suite_code,
         )
     if as_json:
         payload = {
@@ -254,6 +258,7 @@ def _rank_report(
     targets: list[str] | None,
     timeout: float,
     llm: LLMSettings,
+    trust_suite_code: bool,
 ) -> Report:
     from sane import api
     from sane.analyses.human_alignment import human_benchmark
@@ -277,6 +282,7 @@ def _rank_report(
         invert_labels=invert_labels,
         timeout_s=timeout,
         llm=llm,
+        trust_suite_code=trust_suite_code,
     )
     for name, count in benchmark.errors.items():
         if count:

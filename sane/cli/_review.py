@@ -59,7 +59,7 @@ def import_(
 
     with errors_to_exit_codes():
         labels, blank = read_labels(file)
-        store = SuiteStore(suite)
+        store = SuiteStore(suite, writer=True)  # the writer lock: no run writes meanwhile
         try:
             snapshot = store.snapshot()
             known = {

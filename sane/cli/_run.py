@@ -10,6 +10,7 @@ import typer
 from sane.cli._common import (
     EXIT_NOTHING_MEASURED,
     Quiet,
+    TrustSuiteCode,
     app,
     err,
     errors_to_exit_codes,
@@ -21,6 +22,7 @@ from sane.cli._common import (
 from sane.cli._execute_options import execute_options
 from sane.cli._llm_options import llm_options
 from sane.cli._run_options import run_options
+from sane.errors import printable
 from sane.llm import LLMSettings
 from sane.records import ExecuteConfig, RunConfig
 
@@ -77,9 +79,13 @@ def execute(
     execution: ExecuteConfig | None = None,  # from the execution options
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
     quiet: Quiet = False,
+    trust_suite_code: TrustSuiteCode = False,
 ) -> None:
     """Run the suite's validated families against target scorers."""
     from sane import api
+
+    def notice(message: str) -> None:
+        err.print(printable(message), markup=False, highlight=False, soft_wrap=True)
 
     with errors_to_exit_codes(), progress_display(not quiet) as progress:
         records = api.execute(
@@ -88,6 +94,8 @@ def execute(
             spec=spec,
             llm=llm,
             progress=progress,
+            trust_suite_code=trust_suite_code,
+            notice=notice,
         )
     faults = sum(r.verdict.value == "fault" for r in records)
     errors = sum(r.verdict.value == "error" for r in records)

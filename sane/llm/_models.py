@@ -45,10 +45,19 @@ def _litellm(model: str) -> str | None:
     return None
 
 
+def _router(model: str) -> str | None:
+    """`router/NAME`: the name is checked here; its deployments when the router file is read.
+    Registered here with the others, not by the router module: a check that registered on
+    import would be missing from a command that has not imported that module yet."""
+    name = model.split("/", 1)[1] if "/" in model else ""
+    return None if name else "a router model needs a name: router/<model_name>"
+
+
 # How a model string's route prefix is checked; any other prefix is litellm's to serve.
 MODEL_CHECKS: Registry[ModelCheck] = Registry("model route")
 MODEL_CHECKS.register("scripted")(_scripted)
 MODEL_CHECKS.register("local")(_local)
+MODEL_CHECKS.register("router")(_router)
 
 
 def model_problem(model: str) -> str | None:

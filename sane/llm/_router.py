@@ -45,7 +45,6 @@ from aiolimiter import AsyncLimiter
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sane.errors import InputError, LLMError
-from sane.llm._models import MODEL_CHECKS
 from sane.llm._providers import OPENAI_PREFIX, CallContext, Route, register_route, server_model
 from sane.llm._secrets import SECRET_PARAM
 from sane.llm._settings import LLMSettings
@@ -259,11 +258,3 @@ def router_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
         path = Path(settings.router_path)
         extra = {"deployments": _deployments(str(path), path.stat().st_mtime_ns, group)}
     return Route(group, {}, priced=True, via_router=True, key_extra=extra)
-
-
-def _check_router_model(model: str) -> str | None:
-    name = model.split("/", 1)[1] if "/" in model else ""
-    return None if name else "a router model needs a name: router/<model_name>"
-
-
-MODEL_CHECKS.setdefault(PROVIDER, _check_router_model)

@@ -50,11 +50,25 @@ def router_secrets(path: Path | None) -> list[str]:
     for deployment in data.get("model_list") or []:
         params = (deployment or {}).get("litellm_params") or {}
         for name, value in params.items():
-            if isinstance(value, str) and SECRET_PARAM.search(name):
+            if not isinstance(value, str):
+                continue
+            value = _from_environment(value)
+            if SECRET_PARAM.search(name):
                 values.append(value)
-            elif isinstance(value, str) and name == "api_base":
+            elif name == "api_base":
                 values.extend(url_credentials(value))
     return values
+
+
+ENV_REFERENCE = "os.environ/"  # litellm's way for a router file to name a variable
+
+
+def _from_environment(value: str) -> str:
+    """The value litellm will send for `os.environ/NAME`: the variable's, which is a secret
+    whatever the variable is called (only secret-looking names are masked otherwise)."""
+    if value.startswith(ENV_REFERENCE):
+        return os.environ.get(value.removeprefix(ENV_REFERENCE), value)
+    return value
 
 
 def secrets(settings: LLMSettings | None = None) -> list[str]:

@@ -353,11 +353,10 @@ def _tolerance(snapshot: SuiteSnapshot, target: str, runs: list[ExecutionRecord]
 
 
 def _config_group(snapshot: SuiteSnapshot, target: str) -> str | None:
-    """The spec target's ``config_group`` (an extra field of its config), if any."""
+    """The spec target's ``config_group``, if any."""
     for config in snapshot.spec.targets:
         if config.name == target:
-            group = (config.model_extra or {}).get("config_group")
-            return None if group is None else str(group)
+            return config.config_group
     return None
 
 
@@ -494,6 +493,13 @@ def _sliced_rankings(
     }
 
 
+# What a target's settings are, for configuration sensitivity: what differs between the
+# targets of one config_group (their names and kinds do not count).
+_SETTING_KEYS = frozenset(
+    {"model", "temperature", "prompt", "metric", "reply", "config_group", "deterministic"}
+)
+
+
 def _configuration_sensitivity(targets: Mapping[str, TargetSummary], snapshot: SuiteSnapshot):
     groups: dict[str, list[str]] = defaultdict(list)
     for name, summary in targets.items():
@@ -502,9 +508,8 @@ def _configuration_sensitivity(targets: Mapping[str, TargetSummary], snapshot: S
     settings = {
         config.name: {
             key: value
-            for key, value in config.model_dump(exclude_none=True).items()
-            if key in {"model", "temperature", "prompt", "metric"}
-            or key in (config.model_extra or {})
+            for key, value in config.model_dump(exclude_none=True, exclude_defaults=True).items()
+            if key in _SETTING_KEYS
         }
         for config in snapshot.spec.targets
     }

@@ -12,6 +12,7 @@ planted known-wrong items its oracle panel accepted (a suite without controls fa
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any, Literal
 from xml.etree import ElementTree
@@ -225,4 +226,16 @@ def junit_xml(report: Report, result: GateResult) -> str:
     for problem in result.problems:
         case = ElementTree.SubElement(suite, "testcase", classname="sane", name="measured")
         ElementTree.SubElement(case, "error", message=problem)
+    for element in suite.iter():
+        element.attrib = {key: _xml_safe(value) for key, value in element.attrib.items()}
     return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+
+
+# Characters XML 1.0 cannot hold at all, escaped or not (ElementTree would write them as they are,
+# and no parser would read the file back).
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_safe(text: str) -> str:
+    """Text an XML 1.0 file can hold: each invalid character written as its escape (`\\x1b`)."""
+    return _XML_INVALID.sub(lambda match: repr(match.group(0))[1:-1], text)

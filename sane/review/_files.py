@@ -11,12 +11,14 @@ import csv
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from sane.errors import InputError
+from sane.output_files import write_atomic
 from sane.records import Question
 from sane.review._items import ReviewItem
 from sane.review._labels import HumanLabel
+from sane.spreadsheet_cells import read_cell, safe_cell
 
 YES = {"yes", "y", "true", "1", "valid"}
 NO = {"no", "n", "false", "0", "invalid"}
@@ -44,22 +46,31 @@ def _columns(rows: list[dict[str, str]]) -> list[str]:
     return [c for c in seen if c not in tail] + tail
 
 
-def _write_csv(path: Path, rows: list[dict[str, str]]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=_columns(rows) or ["item_id", "human_label"])
-        writer.writeheader()
-        writer.writerows(rows)
+def _write_csv(handle: TextIO, rows: list[dict[str, str]]) -> None:
+    """No cell, header included, is a spreadsheet formula (sane.spreadsheet_cells): the file
+    is meant to be opened by reviewers in a spreadsheet."""
+    columns = _columns(rows) or ["item_id", "human_label"]
+    writer = csv.writer(handle)
+    writer.writerow([safe_cell(column) for column in columns])
+    for row in rows:
+        writer.writerow([safe_cell(row.get(column, "")) for column in columns])
 
 
-def _write_jsonl(path: Path, rows: list[dict[str, str]]) -> None:
-    with path.open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+def _write_jsonl(handle: TextIO, rows: list[dict[str, str]]) -> None:
+    handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
 def _read_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     with path.open(newline="", encoding="utf-8") as handle:
-        yield from enumerate(csv.DictReader(handle), start=2)
+        for number, row in enumerate(csv.DictReader(handle), start=2):
+            yield (
+                number,
+                {
+                    read_cell(key): read_cell(value) if isinstance(value, str) else value
+                    for key, value in row.items()
+                    if key is not None
+                },
+            )
 
 
 def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -76,7 +87,7 @@ def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield number, row
 
 
-WRITERS: dict[str, Callable[[Path, list[dict[str, str]]], None]] = {
+WRITERS: dict[str, Callable[[TextIO, list[dict[str, str]]], None]] = {
     ".csv": _write_csv,
     ".jsonl": _write_jsonl,
 }
@@ -86,17 +97,18 @@ READERS: dict[str, Callable[[Path], Iterator[tuple[int, dict[str, Any]]]]] = {
 }
 
 
-def _format(path: Path, table: dict[str, Any]) -> Any:
+def _format(path: Path, table: dict[str, Any], option: str | None = None) -> Any:
     handler = table.get(path.suffix.lower())
     if handler is None:
-        raise InputError(str(path), None, f"unknown file type (use {', '.join(table)})")
+        raise InputError(str(path), option, f"unknown file type (use {', '.join(table)})")
     return handler
 
 
 def write_items(items: list[ReviewItem], path: Path, *, show_panel: bool = False) -> int:
     """Write the items for labelling; returns the number of rows."""
-    writer = _format(path, WRITERS)
-    writer(path, [_row(item, show_panel) for item in items])
+    writer = _format(path, WRITERS, "--out")
+    rows = [_row(item, show_panel) for item in items]
+    write_atomic(path, lambda handle: writer(handle, rows), "--out")
     return len(items)
 
 
@@ -116,8 +128,17 @@ def read_labels(path: Path) -> tuple[list[HumanLabel], int]:
     if not path.is_file():
         raise InputError(str(path), None, "file not found")
     reader = _format(path, READERS)
+    try:
+        return _labels(path, reader(path))
+    except UnicodeDecodeError:
+        raise InputError(str(path), None, "not a UTF-8 text file") from None
+    except csv.Error as exc:
+        raise InputError(str(path), None, f"not a readable CSV file ({exc})") from None
+
+
+def _labels(path: Path, rows: Iterator[tuple[int, dict[str, Any]]]) -> tuple[list[HumanLabel], int]:
     labels, blank = [], 0
-    for number, row in reader(path):
+    for number, row in rows:
         where = f"row {number}"
         item_id = str(row.get("item_id") or "").strip()
         if not item_id:

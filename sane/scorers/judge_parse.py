@@ -23,6 +23,9 @@ _SCORE_LINE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _BARE_NUMBER = re.compile(rf"^\s*({_NUMBER})\s*$")
+# A score claimed in any form anywhere in the reply ("score": 3, Score: 5, score=4), used only
+# to refuse a reply that claims two different ones, whichever form the score was read from.
+_ANY_SCORE = re.compile(rf"\bscore\b[\"'*_\s]*[:=][\"'*_\s]*({_NUMBER})", re.IGNORECASE)
 
 
 def _finite(value: float, reply: str) -> float:
@@ -70,13 +73,23 @@ def _from_score_lines(text: str) -> float | None:
     return None
 
 
+def _unambiguous(value: float, text: str, reply: str) -> float:
+    claimed = {float(match.group(1)) for match in _ANY_SCORE.finditer(text)} | {value}
+    if len(claimed) > 1:
+        raise ScorerError(
+            f"unparseable judge output: conflicting scores {sorted(claimed)} in {_quote(reply)}"
+        )
+    return _finite(value, reply)
+
+
 def parse_judge_score(reply: str) -> float:
-    """The score in a judge reply; raises ScorerError when there is no unambiguous one."""
+    """The score in a judge reply; raises ScorerError when there is no unambiguous one: none,
+    or two different scores in any forms (`{"score": 3} Score: 5` is refused, not read as 3)."""
     text = _FENCE.sub("", reply.strip()).strip()
     for reader in (_from_json, _from_score_lines):
         value = reader(text)
         if value is not None:
-            return _finite(value, reply)
+            return _unambiguous(value, text, reply)
     bare = _BARE_NUMBER.match(text)
     if bare:
         return _finite(float(bare.group(1)), reply)

@@ -187,14 +187,5 @@ def build_llm_judge(config: TargetConfig, context: BuildContext) -> Target:
         contract=config.output or context.spec.output,
         llm=context.llm,
         temperature=config.temperature,
-        reply=_reply_mode(config),
+        reply=config.reply,
     )
-
-
-def _reply_mode(config: TargetConfig) -> str:
-    mode = getattr(config, "reply", None) or "text"
-    if mode not in {"text", "json"}:
-        raise InputError(
-            "spec", f"targets.{config.name}.reply", f"must be text or json, not {mode!r}"
-        )
-    return mode

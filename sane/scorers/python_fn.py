@@ -13,23 +13,52 @@ import asyncio
 import hashlib
 import importlib
 import inspect
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.machinery import ModuleSpec
+from pathlib import Path
 from typing import Any
 
 from sane.errors import InputError
 from sane.records import OutputContract, TargetConfig
 from sane.scorers.base import BuildContext, Target, register_kind
 
+KIND = "python"  # the one target kind that runs code a spec (or a suite) names
+
+# Modules a python target may never name: a spec names the scorer's own code, and a ref such
+# as `subprocess:run` or `builtins:exec` would run whatever the record's fields say.
+_REFUSED_MODULES = frozenset(sys.stdlib_module_names) | {"builtins", "__main__"}
+
+
+def _parts(ref: str | None, field: str, file: str = "spec") -> tuple[str, str]:
+    if not ref:
+        raise InputError(file, field, "a python target needs ref: 'module:function'")
+    module_name, sep, attr = ref.partition(":")
+    if not sep or not module_name or not attr:
+        raise InputError(file, field, f"'{ref}' is not of the form 'module:function'")
+    return module_name, attr
+
+
+def check_ref(ref: str | None, field: str, file: str = "spec") -> None:
+    """Refuse a ref that is malformed or names the standard library or builtins, without
+    importing anything (a spec load and a stored suite are both checked with this)."""
+    module_name, _ = _parts(ref, field, file)
+    top = module_name.split(".", 1)[0]
+    if top in _REFUSED_MODULES:
+        raise InputError(
+            file,
+            field,
+            f"'{ref}' names the standard library ('{top}'); a python target must be a "
+            "function of your own module",
+        )
+
 
 def resolve_ref(ref: str | None, field: str) -> Callable[..., Any]:
     """Import `module:function`; every failure is bad input naming `field`."""
-    if not ref:
-        raise InputError("spec", field, "a python target needs ref: 'module:function'")
-    module_name, sep, attr = ref.partition(":")
-    if not sep or not module_name or not attr:
-        raise InputError("spec", field, f"'{ref}' is not of the form 'module:function'")
+    check_ref(ref, field)
+    module_name, attr = _parts(ref, field)
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # ImportError or an error raised while importing
@@ -46,16 +75,54 @@ def resolve_ref(ref: str | None, field: str) -> Callable[..., Any]:
     return obj
 
 
+def module_file(ref: str) -> Path | None:
+    """The source file that defines a ref's module, found without running any of its code
+    (nor its packages' `__init__`): the import system's finders only locate. None when no
+    finder knows the module or it has no source file."""
+    name = ref.partition(":")[0]
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        origin = getattr(loaded, "__file__", None)
+        return Path(origin) if origin else None
+    search: list[str] | None = None
+    spec = None
+    parts = name.split(".")
+    for depth in range(1, len(parts) + 1):
+        prefix = ".".join(parts[:depth])
+        parent = sys.modules.get(prefix)
+        if parent is not None and depth < len(parts):
+            search = list(getattr(parent, "__path__", []) or [])
+            continue
+        spec = _find(prefix, search)
+        if spec is None:
+            return None
+        search = list(spec.submodule_search_locations or [])
+    origin = getattr(spec, "origin", None)
+    if not origin or not getattr(spec, "has_location", False):
+        return None
+    return Path(origin)
+
+
+def _find(name: str, path: list[str] | None) -> ModuleSpec | None:
+    for finder in sys.meta_path:
+        find_spec = getattr(finder, "find_spec", None)
+        if find_spec is None:
+            continue
+        spec = find_spec(name, path, None)
+        if spec is not None:
+            return spec
+    return None
+
+
 def module_sha256(ref: str) -> str | None:
     """The SHA-256 of the file that defines a `module:function` ref (None for a module without
-    a source file): a suite records it so that an edited function is seen as a new definition."""
-    module = importlib.import_module(ref.partition(":")[0])
-    path = getattr(module, "__file__", None)
-    if not path:
+    a source file), read without importing it: a suite records it so that an edited function
+    is seen as a new definition, and so that a received suite's code is run only as recorded."""
+    path = module_file(ref)
+    if path is None:
         return None
     try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
+        return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         return None
 
@@ -115,16 +182,13 @@ async def _in_daemon_thread(function: Callable[..., Any], *args: Any) -> Any:
     return await future
 
 
-@register_kind("python")
+@register_kind(KIND)
 def build_python_target(config: TargetConfig, context: BuildContext) -> Target:
     function = resolve_ref(config.ref, f"targets.{config.name}.ref")
-    deterministic = (config.model_extra or {}).get("deterministic", False)
-    if not isinstance(deterministic, bool):
-        raise InputError("spec", f"targets.{config.name}.deterministic", "must be true or false")
     return PythonTarget(
         name=config.name,
         function=function,
         contract=config.output or context.spec.output,
         fields=tuple(context.spec.fields),
-        deterministic=deterministic,
+        deterministic=config.deterministic,
     )

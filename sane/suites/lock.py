@@ -41,6 +41,14 @@ class SuiteLock:
                 "another sane run is writing this suite (lock "
                 f"{lock_path(self.suite).name}); wait for it to finish or use another --suite",
             ) from None
+        except OSError as exc:  # a read-only folder or medium: the lock file cannot be made
+            raise InputError(
+                str(self.suite),
+                None,
+                f"cannot create its lock file {lock_path(self.suite).name} ({exc.strerror}): "
+                "a run that writes the suite needs a writable folder; copy the suite somewhere "
+                "writable (reading it, as `sane report` does, works where it is)",
+            ) from None
 
     def release(self) -> None:
         if self._lock.is_locked:

@@ -46,6 +46,8 @@ def suite(workdir: Path) -> Path:
     code, _, err = _invoke(
         "execute",
         str(workdir / "suite.db"),
+        "--spec",
+        str(workdir / "tiny_spec.yaml"),
         "--script",
         str(workdir / "tiny_script.yaml"),
         "--cache",

@@ -38,7 +38,7 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = work / "suite.db"
     sane.generate(work / "tiny_spec.yaml", suite=path, model="scripted", votes=3, cases=4,
                   max_capabilities=2, recipes_per_capability=2, llm=llm)  # fmt: skip
-    sane.execute(path, llm=llm, timeout_s=5)
+    sane.execute(path, spec=work / "tiny_spec.yaml", llm=llm, timeout_s=5)
     return path
 
 

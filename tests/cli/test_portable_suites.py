@@ -94,7 +94,7 @@ def test_a_moved_suite_runs_without_its_spec_folder_and_takes_a_second_judge(
     # the suite is moved and its spec folder (rubric included) deleted
     suite = shutil.move(tmp_path / "origin" / "suite.db", work / "suite.db")
     shutil.rmtree(tmp_path / "origin")
-    code, text = run("execute", suite, *args)
+    code, text = run("execute", suite, "--trust-suite-code", *args)
     assert code == 0, text
     first = report(Path(suite))
     assert first["targets"]["judge-v1"]["pass_rate"] == 1.0  # the rubric came from the suite
@@ -182,6 +182,6 @@ def test_regenerating_with_only_other_targets_resumes_the_same_suite(tmp_path: P
     second = write_spec(tmp_path / "b", [careful, lazy], {})
     code, text = run("generate", second, "--suite", suite, "--model", "scripted", *TINY_ARGS, *args)
     assert code == 0, text
-    code, text = run("execute", suite, *args)
+    code, text = run("execute", suite, "--spec", second, *args)
     assert code == 0, text
     assert set(report(suite)["targets"]) == {"careful", "lazy"}

@@ -41,9 +41,12 @@ def build_tiny_suite(workdir: Path, *, execute: bool = True) -> Path:
         llm=settings(workdir),
     )
     if execute:
-        sane.execute(suite, llm=settings(workdir), timeout_s=5)
+        sane.execute(suite, spec=workdir / "tiny_spec.yaml", llm=settings(workdir), timeout_s=5)
     return suite
 
 
 def execute(workdir: Path) -> None:
-    sane.execute(workdir / "suite.db", llm=settings(workdir), timeout_s=5)
+    """Run the suite's targets; the spec declares them (their code runs only so)."""
+    sane.execute(
+        workdir / "suite.db", spec=workdir / "tiny_spec.yaml", llm=settings(workdir), timeout_s=5
+    )

@@ -100,7 +100,9 @@ def test_code_transform_failures_leave_cases_unrealised(
 
 def test_fixed_suite_executes_like_a_derived_one(workdir: Path, settings: LLMSettings) -> None:
     path = _generate(workdir, settings, "fixed:jrh", "suite.db")
-    records = sane.execute(path, llm=settings, timeout_s=5, targets=["careful", "lazy"])
+    records = sane.execute(
+        path, llm=settings, timeout_s=5, targets=["careful", "lazy"], trust_suite_code=True
+    )
     by_recipe: dict[str, set[Verdict]] = {}
     for record in records:
         by_recipe.setdefault(record.recipe_id, set()).add(record.verdict)

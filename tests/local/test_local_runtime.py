@@ -210,7 +210,10 @@ def _small_suite(workdir: Path, name: str) -> Path:
         llm=LLMSettings(cache_path=workdir / f"{name}-cache.db"),
     )
     api.execute(
-        suite, targets=["careful", "lazy"], llm=LLMSettings(cache_path=workdir / f"{name}-cache.db")
+        suite,
+        targets=["careful", "lazy"],
+        llm=LLMSettings(cache_path=workdir / f"{name}-cache.db"),
+        trust_suite_code=True,
     )
     return suite
 

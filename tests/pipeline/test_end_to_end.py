@@ -82,7 +82,9 @@ def test_decisions_record_each_vote(workdir: Path, settings: LLMSettings) -> Non
 
 def test_execute_counts_faults_passes_and_errors(workdir: Path, settings: LLMSettings) -> None:
     _generate(workdir, settings)
-    records = sane.execute(workdir / "suite.db", llm=settings, timeout_s=5)
+    records = sane.execute(
+        workdir / "suite.db", spec=workdir / "tiny_spec.yaml", llm=settings, timeout_s=5
+    )
     by_target: dict[str, list[str]] = {}
     for record in records:
         by_target.setdefault(record.target, []).append(record.verdict.value)

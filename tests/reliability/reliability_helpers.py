@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sqlite3
+import sys
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+KILL_TRIALS = Path(__file__).resolve().parents[2] / "scripts" / "kill_trials.py"
 TINY = ("tiny_spec.yaml", "tiny_examples.jsonl", "tiny_script.yaml")
 TINY_ARGS = ["--votes", "3", "--cases", "4", "--capabilities", "2", "--recipes", "2"]
 
@@ -54,3 +59,15 @@ def scripted_args(workdir: Path) -> list[str]:
         "--quiet",
         *TINY_ARGS,
     ]
+
+
+@cache
+def kill_trials() -> ModuleType:
+    """scripts/kill_trials.py as a module (loaded once): its runs, kills, waits and checks are
+    the machinery of the interruption, budget and concurrency tests."""
+    spec = importlib.util.spec_from_file_location("kill_trials", KILL_TRIALS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

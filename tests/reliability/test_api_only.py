@@ -54,7 +54,7 @@ def test_the_workflow_runs_without_the_local_extra(tmp_path: Path) -> None:
     run = sane("generate", "tiny_spec.yaml", "--suite", "s.db", "--model", "scripted", *tiny,
                *llm, cwd=tmp_path)  # fmt: skip
     assert run.returncode == 0, run.stderr
-    run = sane("execute", "s.db", *llm, cwd=tmp_path)
+    run = sane("execute", "s.db", "--spec", "tiny_spec.yaml", *llm, cwd=tmp_path)
     assert run.returncode == 4, run.stderr  # the fixture's `broken` target errors everywhere
     report = json.loads(sane("report", "s.db", "--format", "json", cwd=tmp_path).stdout)
     assert report["targets"]["careful"]["pass_rate"] == 1.0

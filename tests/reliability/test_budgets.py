@@ -4,28 +4,20 @@ resume to the same result without fetching a completed call twice. --dry-run est
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 from fault_server import FaultServer
-from reliability_helpers import cli
+from reliability_helpers import cli, comparable, kill_trials
 from test_pipeline_faults import SPEC, respond
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "kill_trials.py"
 
 
 @pytest.fixture(scope="module")
 def kt():
-    spec = importlib.util.spec_from_file_location("kill_trials_budget", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return kill_trials()
 
 
 def _until_done(argv: list[str], budget: list[str]) -> list[int]:
@@ -96,6 +88,16 @@ def test_cost_budget_on_a_priced_model(
     report = json.loads(cli("report", tiny / "suite.db")[1])
     assert report["validity"]["validated_families"] == 1
     assert report["calls"]["cost"] > 0
+    # the stopped-and-resumed suite is the one an uninterrupted run makes
+    ref = tiny / "ref"
+    ref.mkdir()
+    shutil.copy(tiny / "tiny_examples.jsonl", ref / "tiny_examples.jsonl")
+    shutil.copy(tiny / "spec.yaml", ref / "spec.yaml")
+    ref_argv = [str(a).replace(str(tiny), str(ref)) for a in argv]
+    code, _, err = cli(*ref_argv)
+    assert code == 0, err
+    reference = json.loads(cli("report", ref / "suite.db")[1])
+    assert comparable(report) == comparable(reference)
 
 
 def test_dry_run_prints_the_estimate_and_runs_nothing(tiny: Path) -> None:

@@ -7,30 +7,17 @@ second one, invoking the same CLI while A holds the suite.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from reliability_helpers import cli, integrity
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "kill_trials.py"
-
-
-def _kill_trials():
-    spec = importlib.util.spec_from_file_location("kill_trials_concurrency", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from reliability_helpers import cli, integrity, kill_trials
 
 
 def test_second_writer_is_refused_and_the_file_stays_intact(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kt = _kill_trials()
+    kt = kill_trials()
     monkeypatch.syspath_prepend(str(kt.FIXTURES))
     import sane.cli  # noqa: F401 - the forked child starts with everything imported
 

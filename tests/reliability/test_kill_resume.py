@@ -7,23 +7,19 @@ trial costs seconds, not an interpreter start-up per run.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import pytest
+from reliability_helpers import KILL_TRIALS
+from reliability_helpers import kill_trials as load_kill_trials
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "kill_trials.py"
+SCRIPT = KILL_TRIALS
 
 
 @pytest.fixture(scope="module")
 def kill_trials():
-    spec = importlib.util.spec_from_file_location("kill_trials", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["kill_trials"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_kill_trials()
 
 
 def test_killed_runs_resume_to_the_uninterrupted_result(

@@ -121,7 +121,7 @@ def test_permanent_faults_are_errors_never_votes_or_scores(
         recipes_per_capability=1,
         llm=settings,
     )
-    records = sane.execute(suite, llm=settings, timeout_s=5)
+    records = sane.execute(suite, llm=settings, timeout_s=5, trust_suite_code=True)
     report = sane.report(suite).model_dump(mode="json")
 
     funnel = report["validity"]

@@ -36,7 +36,7 @@ def test_scorer_faults_are_counted_errors(tiny: Path) -> None:
     )
     suite = tiny / "suite.db"
     generate_tiny(tiny, settings, spec="faulty.yaml", suite=suite)
-    records = sane.execute(suite, llm=settings, timeout_s=0.3)
+    records = sane.execute(suite, llm=settings, timeout_s=0.3, trust_suite_code=True)
     report = sane.report(suite).model_dump(mode="json")
 
     assert report["targets"]["careful"]["passes"] == 3  # the suite itself is sound

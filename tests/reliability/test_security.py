@@ -63,7 +63,7 @@ def test_api_key_never_reaches_the_suite_cache_reports_or_logs(
             "1",
             *common,
         ),
-        cli("execute", suite, *common),
+        cli("execute", suite, "--trust-suite-code", *common),
         cli("report", suite, "--out", tiny / "report.json"),
         cli("report", suite, "--format", "md", "--out", tiny / "report.md"),
         cli("report", suite),
@@ -231,7 +231,9 @@ def test_markdown_report_escapes_generated_text(tiny: Path) -> None:
         )[0]
         == 0
     )
-    assert cli("execute", tiny / "s.db", *common)[0] == 4  # broken errors on every case
+    assert (
+        cli("execute", tiny / "s.db", "--trust-suite-code", *common)[0] == 4
+    )  # broken errors on every case
     code, markdown, err = cli("report", tiny / "s.db", "--format", "md")
     assert code == 0, err
     assert "Injected heading" in markdown  # the fault is shown, as text
@@ -306,7 +308,7 @@ def test_a_router_files_key_never_reaches_the_suite_cache_reports_or_logs(
             "1",
             *common,
         ),
-        cli("execute", suite, *common),
+        cli("execute", suite, "--trust-suite-code", *common),
         cli("report", suite, "--out", tiny / "report.json"),
         cli("report", suite, "--format", "md", "--out", tiny / "report.md"),
     ]
@@ -324,3 +326,40 @@ def test_url_credentials_are_secrets() -> None:
 
     settings = LLMSettings(api_base="http://bob:pa%24%24word-long@127.0.0.1:9/v1")
     assert redact("sent to bob:pa$$word-long and pa%24%24word-long", settings).count("***") == 2
+
+
+ENV_KEY = "sk-from-an-unremarkable-variable-4242"
+
+
+async def test_a_router_key_named_by_a_plain_variable_is_never_stored(
+    tmp_path: Path, fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`api_key: os.environ/JUDGE_CRED`: the variable's name does not look secret, so only the
+    router file says its value is one; a provider that echoes the key must not get it stored."""
+    from sane.errors import LLMError
+    from sane.llm import LLMClient, LLMSettings
+    from sane.llm._secrets import redact
+
+    monkeypatch.setenv("JUDGE_CRED", ENV_KEY)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    deployment = {"model": "openai/gpt-4o-mini", "api_base": fault_server.base_url,
+                  "api_key": "os.environ/JUDGE_CRED"}  # fmt: skip
+    router = tmp_path / "router.yaml"
+    router.write_text(yaml.safe_dump({"model_list": [{"model_name": "m",
+                                                      "litellm_params": deployment}]}))  # fmt: skip
+    settings = LLMSettings(router_path=router, cache_path=tmp_path / "cache.db",
+                           provider_retries=0, backoff_s=0.0)  # fmt: skip
+    assert redact(f"key {ENV_KEY} rejected", settings) == "key *** rejected"
+
+    fault_server.responder = lambda body: Status(401, f"Incorrect API key provided: {ENV_KEY}")
+    calls: list = []
+    llm = LLMClient(settings, on_call=calls.append)
+    with pytest.raises(LLMError) as info:
+        await llm.text("router/m", [{"role": "user", "content": "hi"}], task="judge")
+    await llm.aclose()
+    assert any(ENV_KEY in h.get("authorization", "") for h in fault_server.headers)  # it was sent
+    assert ENV_KEY not in str(info.value) and "***" in str(info.value)
+    assert calls and all(ENV_KEY not in (c.error or "") for c in calls)
+    assert not [
+        p for p in tmp_path.rglob("*") if p.is_file() and ENV_KEY.encode() in p.read_bytes()
+    ]

@@ -149,3 +149,89 @@ def test_view_answers_only_loopback_or_ip_host_names(served: str, host, status: 
     except urllib.error.HTTPError as error:
         code = error.code
     assert code == status
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10", "example.com"])
+def test_view_refuses_a_host_that_is_not_loopback(generated: Path, host: str) -> None:
+    command = ["view", str(generated / "suite.db"), "--host", host, "--no-open"]
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 2, result.output
+    assert "--host" in result.stderr and "not a loopback address" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_view_closes_peers_that_are_not_on_loopback(generated: Path) -> None:
+    server = make_server(generated / "suite.db", port=0)
+    try:
+        # the check socketserver makes of every accepted connection, before any thread
+        assert server.verify_request(None, ("127.0.0.1", 40000))
+        assert server.verify_request(None, ("127.8.9.10", 40000))
+        assert not server.verify_request(None, ("192.0.2.7", 40000))
+        assert not server.verify_request(None, ("10.0.0.2", 40000))
+    finally:
+        server.server_close()
+
+
+def _closed_within(sock, seconds: float) -> float | None:
+    """Seconds until the server closed `sock` (read end of stream or reset), else None."""
+    sock.settimeout(seconds)
+    started = time.monotonic()
+    try:
+        while sock.recv(4096):
+            pass  # an error page first is fine; what matters is that the server hangs up
+    except TimeoutError:
+        return None
+    except ConnectionResetError:
+        pass
+    return time.monotonic() - started
+
+
+TLS_CLIENT_HELLO = bytes.fromhex("16030100a5010000a10303") + bytes(32) + b"\x00\x00\x02\x13\x01"
+
+
+@pytest.mark.parametrize(
+    "sent", [b"", b"GET /", TLS_CLIENT_HELLO], ids=["silent", "http/0.9 unfinished", "tls hello"]
+)
+def test_view_times_out_idle_and_malformed_connections(
+    generated: Path, monkeypatch: pytest.MonkeyPatch, sent: bytes
+) -> None:
+    import socket
+
+    monkeypatch.setattr(serve_module, "IDLE_TIMEOUT_S", 0.5)
+    server = make_server(generated / "suite.db", port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with socket.create_connection(server.server_address[:2], timeout=5) as sock:
+            sock.sendall(sent)
+            waited = _closed_within(sock, 5.0)
+        assert waited is not None and waited < 4.0, "the connection was held open"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_view_serves_a_bounded_number_of_connections(
+    generated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    monkeypatch.setattr(serve_module, "IDLE_TIMEOUT_S", 1.5)
+    monkeypatch.setattr(serve_module, "MAX_CONNECTIONS", 4)
+    server = make_server(generated / "suite.db", port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    address = server.server_address[:2]
+    held = [socket.create_connection(address, timeout=5) for _ in range(4)]
+    try:
+        time.sleep(0.2)  # the four are accepted and each holds a thread
+        with socket.create_connection(address, timeout=5) as extra:
+            waited = _closed_within(extra, 1.0)
+        assert waited is not None and waited < 1.0, "a fifth connection was queued on a thread"
+        for sock in held:  # the idle ones are closed at the timeout, freeing their slots
+            assert _closed_within(sock, 5.0) is not None
+        status, _, _ = get(f"http://{address[0]}:{address[1]}/state")
+        assert status == 200
+    finally:
+        for sock in held:
+            sock.close()
+        server.shutdown()
+        server.server_close()

@@ -132,3 +132,32 @@ def test_bad_review_files_are_bad_input(suite: Path, tmp_path: Path) -> None:
         assert expected[name] in result.stderr, (name, result.stderr)
     export = sane("review", "export", suite, "--question", "nope", "--out", tmp_path / "x.csv")
     assert export.exit_code == 2
+
+
+def test_import_waits_for_no_run_it_takes_the_writer_lock(suite: Path, tmp_path: Path) -> None:
+    """Labels are a write: while another run holds the suite's lock, import is refused and
+    stores nothing (it wrote beside a running `execute` before)."""
+    from sane.suites.lock import SuiteLock
+
+    out = tmp_path / "align.csv"
+    assert sane("review", "export", suite, "--question", "alignment", "--out", out).exit_code == 0
+    rows = _csv(out)
+    for row in rows:
+        row["human_label"] = "yes"
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    running = SuiteLock(suite)
+    running.acquire()  # what a running `sane execute` holds
+    try:
+        result = sane("review", "import", suite, out)
+    finally:
+        running.release()
+    assert result.exit_code == 2 and "another sane run is writing this suite" in result.stderr
+    store = SuiteStore(suite, readonly=True)
+    try:
+        assert not any(load_labels(store).values())
+    finally:
+        store.close()
+    assert sane("review", "import", suite, out).exit_code == 0

@@ -44,3 +44,30 @@ def test_accepted_shapes(reply: str, expected: float) -> None:
 def test_refused_shapes(reply: str) -> None:
     with pytest.raises(ScorerError, match="unparseable judge output"):
         parse_judge_score(reply)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"score": 3} Score: 5',  # a JSON score and a Score line that disagree
+        'Score: 5\n{"score": 3}',
+        '{"score": 3, "score": 5}',  # JSON keeps the last of two keys; both were claimed
+        '{"score": 4, "reason": "the score: 2 would be too harsh"}',
+        "My score=2.\nScore: 4",
+    ],
+)
+def test_two_different_scores_in_any_forms_are_refused(reply: str) -> None:
+    with pytest.raises(ScorerError, match="conflicting scores"):
+        parse_judge_score(reply)
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ('{"score": 3} Score: 3', 3.0),  # the same score twice is one score
+        ('{"score": 4, "max_score": 5, "score_reason": "x"}', 4.0),  # other keys are not scores
+        ("Score: 4\nScore: 4.0", 4.0),
+    ],
+)
+def test_one_score_said_twice_is_accepted(reply: str, expected: float) -> None:
+    assert parse_judge_score(reply) == expected

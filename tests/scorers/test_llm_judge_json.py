@@ -37,6 +37,12 @@ async def test_json_reply_outside_the_contract_is_an_error(
 
 
 def test_unknown_reply_mode_names_the_field(spec: ScorerSpec, tmp_path: Path) -> None:
-    config = TargetConfig(name="j", kind="llm_judge", model="scripted", reply="xml")
-    with pytest.raises(InputError, match=r"targets\.j\.reply"):
-        build_target(config, BuildContext(spec=spec, base_dir=tmp_path, llm=object()))
+    import yaml
+
+    from sane.inputs import load_spec
+
+    target = {"name": "j", "kind": "llm_judge", "model": "scripted", "reply": "xml"}
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec.model_dump(mode="json") | {"targets": [target]}))
+    with pytest.raises(InputError, match=r"targets\.j\.reply: Input should be 'text' or 'json'"):
+        load_spec(path)

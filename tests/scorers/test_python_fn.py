@@ -63,7 +63,15 @@ def test_bad_ref_is_input_error_naming_the_field(
     assert info.value.field == "targets.mine.ref"
 
 
-def test_deterministic_flag_must_be_boolean(context: BuildContext) -> None:
-    config = TargetConfig(name="m", kind="python", ref=ref("length_score"), deterministic="yes")
-    with pytest.raises(InputError, match="true or false"):
-        build_target(config, context)
+def test_deterministic_flag_must_be_boolean(context: BuildContext, tmp_path) -> None:
+    import yaml
+
+    from sane.inputs import load_spec
+
+    target = {"name": "m", "kind": "python", "ref": ref("length_score"), "deterministic": "yes"}
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(context.spec.model_dump(mode="json") | {"targets": [target]}))
+    with pytest.raises(
+        InputError, match=r"targets\.m\.deterministic: Input should be a valid boolean"
+    ):
+        load_spec(path)

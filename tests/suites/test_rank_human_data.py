@@ -35,6 +35,7 @@ def test_benchmark_is_each_targets_auroc_against_the_labels(suite_dir, scripted)
         binary=True,
         fields={"source": "meta.doc", "summary": "meta.text"},
         llm=scripted,
+        trust_suite_code=True,
     )
     # careful separates the classes; lazy is constant (AUROC 1/2 by ties);
     # spacey also scores the double-spaced faithful record 2: U = (2*... ) by hand = 5/6
@@ -56,6 +57,7 @@ def test_graded_labels_use_spearman(suite_dir, scripted):
         fields={"source": "meta.doc", "summary": "meta.text"},
         targets=["spacey"],
         llm=scripted,
+        trust_suite_code=True,
     )
     scores = [5.0, 2.0, 2.0, 2.0, 5.0]
     expected = sp.spearmanr(scores, [r["ok"] for r in RECORDS]).statistic
@@ -68,6 +70,7 @@ def test_rank_cli_with_human_data_prints_tables_and_json(suite_dir, scripted):
     args = [
         "rank",
         str(suite),
+        "--trust-suite-code",
         "--human-data",
         str(data),
         "--label-field",
