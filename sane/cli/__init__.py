@@ -1,8 +1,13 @@
-"""The `sane` command line: one module per command group, all on one Typer app."""
+"""The `sane` command line: one module per command group, all on one Typer app.
 
-# Importing a module registers its commands; the order is the order in `sane --help`.
-from sane.cli import _run, _report, _demo, _baseline, _view, _check  # noqa: F401, I001
-from sane.cli import _compare, _review, _library, _export  # noqa: F401
+Each command module registers its commands on the app when imported; they are the
+`sane.commands` entry-point group (sane._registry), read in order (the order of `sane --help`),
+so another package can add a command the same way.
+"""
+
+from sane._registry import load_group
 from sane.cli._common import app
+
+load_group("sane.commands")
 
 __all__ = ["app"]

@@ -39,8 +39,8 @@ class Generator(Protocol):
 
 
 Factory = Callable[[str | None], Generator]
-KINDS: Registry[Factory] = Registry("generator")
-LISTERS: Registry[Callable[[], list[str]]] = Registry("generator lister")
+KINDS: Registry[Factory] = Registry("generator", group="sane.generators")
+LISTERS: Registry[Callable[[], list[str]]] = Registry("generator lister", group="sane.generators")
 
 
 def register_generator(
@@ -55,17 +55,10 @@ def register_generator(
     return decorator
 
 
-def _kinds() -> Registry[Factory]:
-    """The generator kinds; their modules register them when first imported."""
-    from sane.generators import derived, fixed_sets, library  # noqa: F401
-
-    return KINDS
-
-
 def get_generator(name: str) -> Generator:
     """The generator a name selects, or InputError naming the choices."""
     kind, _, argument = name.partition(":")
-    factory = _kinds().get(kind)
+    factory = KINDS.get(kind)
     if factory is None:
         raise InputError(
             None, OPTION, f"unknown generator {name!r} (known: {', '.join(available_generators())})"
@@ -76,5 +69,5 @@ def get_generator(name: str) -> Generator:
 def available_generators() -> list[str]:
     """Every generator string: the method itself first, then the others by name (whatever
     order their modules happened to be imported in)."""
-    kinds = sorted(_kinds(), key=lambda kind: (kind != "derived", kind))
+    kinds = sorted(KINDS, key=lambda kind: (kind != "derived", kind))
     return [name for kind in kinds for name in LISTERS[kind]()]

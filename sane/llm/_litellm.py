@@ -28,8 +28,6 @@ def ensure_litellm_ready() -> None:
             return
         import litellm
 
-        from sane.llm import _local, _scripted  # noqa: F401 - their routes register on import
-
         litellm.suppress_debug_info = True
         litellm.set_verbose = False
         litellm.telemetry = False

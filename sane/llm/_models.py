@@ -54,7 +54,9 @@ def _router(model: str) -> str | None:
 
 
 # How a model string's route prefix is checked; any other prefix is litellm's to serve.
-MODEL_CHECKS: Registry[ModelCheck] = Registry("model route")
+# A provider package registers its prefix's check from a light module of the
+# `sane.model_checks` group: checking a model string must not import a provider (or litellm).
+MODEL_CHECKS: Registry[ModelCheck] = Registry("model check", group="sane.model_checks")
 MODEL_CHECKS.register("scripted")(_scripted)
 MODEL_CHECKS.register("local")(_local)
 MODEL_CHECKS.register("router")(_router)

@@ -61,9 +61,9 @@ def server_model(model: str) -> str:
 
 RouteBuilder = Callable[[str, LLMSettings, CallContext], Route]
 
-ROUTES: Registry[RouteBuilder] = Registry("model route")
+ROUTES: Registry[RouteBuilder] = Registry("model route", group="sane.providers")
 # factories of litellm CustomLLM handlers, by provider name
-CUSTOM_PROVIDERS: Registry[Callable[[], Any]] = Registry("custom provider")
+CUSTOM_PROVIDERS: Registry[Callable[[], Any]] = Registry("custom provider", group="sane.providers")
 register_route = ROUTES.register
 register_custom_provider = CUSTOM_PROVIDERS.register
 

@@ -6,19 +6,14 @@ is one :class:`RelationKind` in one module here (`pair`, `repeatable`, `combined
 its record, its check, its mirror, the roles whose change it measures, its paired-test
 expectation, the blind panel's direction, and its formula and plain words. Everything else
 (the executor, the panel's prompts and ballots, the statistics, the reports) asks the kind.
-Adding a kind is one registration in one module, plus its row in
-tests/validators/test_relation_kinds.py.
+Adding a kind is one module that registers it, named in the `sane.relation_kinds`
+entry-point group (sane._registry), plus its row in tests/validators/test_relation_kinds.py.
 """
 
 from typing import Annotated, Union
 
 from pydantic import Field
 
-# Importing a kind's module registers it; the order is the order the recipe agent is told.
-# isort: off
-from sane.relations import pair, repeatable, combined, series, at_level  # noqa: F401
-
-# isort: on
 from sane.relations._kind import (
     EPS,
     KINDS,
@@ -29,11 +24,20 @@ from sane.relations._kind import (
     Verdict,
     catalogue,
     check_relation,
+    error,
     formula,
     kind_of,
     mirror,
     predicts,
+    unchanged,
+    verdict,
 )
+from sane.relations._kind import register as register_relation
+
+# The kinds' modules, imported in their group's order (the order the recipe agent is told the
+# kinds) before any import below could register one of them out of turn.
+KINDS.fill()
+
 from sane.relations.at_level import AtLevelRelation
 from sane.relations.combined import CombinedRelation
 from sane.relations.pair import PairRelation
@@ -69,9 +73,13 @@ __all__ = [
     "Verdict",
     "catalogue",
     "check_relation",
+    "error",
     "formula",
     "kind_of",
     "mirror",
     "predicts",
+    "register_relation",
     "relation_roles",
+    "unchanged",
+    "verdict",
 ]

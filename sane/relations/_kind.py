@@ -94,7 +94,7 @@ class RelationKind:
     meaning: str
 
 
-KINDS: Registry[RelationKind] = Registry("relation kind")
+KINDS: Registry[RelationKind] = Registry("relation kind", group="sane.relation_kinds")
 
 
 def register(kind: RelationKind) -> RelationKind:

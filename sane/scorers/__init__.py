@@ -1,6 +1,6 @@
-"""Target adapters and built-in metrics; importing this package registers them all."""
+"""Target adapters and built-in metrics. Their modules register them (entry-point groups
+`sane.target_kinds` and `sane.metrics`, read on the first look-up; see sane._registry)."""
 
-from sane.scorers import lexical, llm_judge, python_fn  # noqa: F401  (registration)
 from sane.scorers.base import (
     BUILTIN_METRICS,
     TARGET_KINDS,
@@ -34,11 +34,3 @@ __all__ = [
     "run_case",
     "score_variants",
 ]
-
-# Local-model metrics (embedded offline models; heavy libraries load on first use).
-from sane.scorers import (  # noqa: F401  (registration)
-    local_bertscore,
-    local_embedding,
-    local_entailment,
-    local_likelihood,
-)

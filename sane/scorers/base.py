@@ -61,8 +61,8 @@ class BuildContext:
 TargetFactory = Callable[[TargetConfig, BuildContext], Target]
 MetricFactory = Callable[[TargetConfig, BuildContext], Target]
 
-TARGET_KINDS: Registry[TargetFactory] = Registry("target kind")
-BUILTIN_METRICS: Registry[MetricFactory] = Registry("built-in metric")
+TARGET_KINDS: Registry[TargetFactory] = Registry("target kind", group="sane.target_kinds")
+BUILTIN_METRICS: Registry[MetricFactory] = Registry("built-in metric", group="sane.metrics")
 register_kind = TARGET_KINDS.register
 register_metric = BUILTIN_METRICS.register
 

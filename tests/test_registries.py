@@ -1,0 +1,205 @@
+"""Every kind registers one way: through its registry's entry-point group (sane._registry).
+
+- Each registry, filled, holds only complete entries (what complete means is said per
+  registry below; a new registry must say it too).
+- No kind registers only because some module happened to import its module: importing every
+  module of the package adds nothing to a registry that its entry points had not.
+- A package outside sane (tests/plugin_example, a folder with its own `*.dist-info`, as an
+  installer leaves it) adds one kind of each sort, and sane's own code uses each.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+import typing
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sane._registry import REGISTRIES, Registry
+
+PLUGIN = Path(__file__).resolve().parent / "plugin_example"
+
+
+def _positional(item: Any, count: int) -> bool:
+    return callable(item) and len(inspect.signature(item).parameters) == count
+
+
+def _relation_kind(name: str, kind: Any) -> bool:
+    from sane.relations import RelationKind
+
+    return (
+        isinstance(kind, RelationKind)
+        and kind.name == name
+        and name in typing.get_args(kind.record.model_fields["kind"].annotation)
+        and kind.home in kind.requirements
+    )
+
+
+def _generator(name: str, factory: Any) -> bool:
+    from sane.generators.base import LISTERS
+
+    listed = LISTERS[name]()
+    return _positional(factory, 1) and bool(listed) and all(n.startswith(name) for n in listed)
+
+
+def _lister(name: str, lister: Any) -> bool:
+    from sane.generators.base import KINDS
+
+    return name in KINDS and _positional(lister, 0)
+
+
+def _asset(name: str, asset: Any) -> bool:
+    from sane.local.assets import ASSEMBLERS
+
+    return asset.name == name and bool(asset.parts) and asset.assembly in ASSEMBLERS
+
+
+# What a complete entry is, by the registry's `what`.
+COMPLETE: dict[str, Callable[[str, Any], bool]] = {
+    "target kind": lambda name, factory: _positional(factory, 2),
+    "built-in metric": lambda name, factory: _positional(factory, 2),
+    "relation kind": _relation_kind,
+    "generator": _generator,
+    "generator lister": _lister,
+    "model route": lambda name, builder: _positional(builder, 3),
+    "custom provider": lambda name, factory: _positional(factory, 0),
+    "model check": lambda name, check: _positional(check, 1),
+    "transform": lambda name, transform: _positional(transform, 1),
+    "local model": _asset,
+    "model assembly": lambda name, assembler: _positional(assembler, 1),
+}
+
+
+def _all_registries() -> list[Registry[Any]]:
+    import sane.generators.base
+    import sane.generators.transforms
+    import sane.llm.providers
+    import sane.local.assets
+    import sane.relations
+    import sane.scorers  # noqa: F401 - each module here defines registries
+
+    return REGISTRIES
+
+
+def test_every_registry_holds_only_complete_entries() -> None:
+    registries = _all_registries()
+    assert {registry.what for registry in registries} <= set(COMPLETE), (
+        "a new registry: say in COMPLETE what a complete entry of it is"
+    )
+    for registry in registries:
+        assert len(registry) > 0, registry.what
+        incomplete = [name for name, item in registry.items() if not COMPLETE[registry.what](name, item)]
+        assert incomplete == [], (registry.what, incomplete)
+
+
+def _fresh_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=dict(os.environ, **env),
+        timeout=300,
+    )
+
+
+KEYS = """
+import json
+from sane._registry import REGISTRIES
+def keys():
+    return {f"{r.what}@{id(r)}": sorted(r) for r in REGISTRIES}
+"""
+
+
+def test_no_kind_registers_by_being_imported_by_chance() -> None:
+    code = KEYS + """
+import importlib, pkgutil, sane
+import sane.generators.base, sane.generators.transforms, sane.llm.providers
+import sane.local.assets, sane.relations, sane.scorers
+before = keys()
+for module in pkgutil.walk_packages(sane.__path__, "sane."):
+    if module.name != "sane.__main__":  # it runs the command line
+        importlib.import_module(module.name)
+after = keys()
+print(json.dumps({k: sorted(set(after[k]) - set(before.get(k, []))) for k in after}))
+"""
+    run = _fresh_python(code)
+    assert run.returncode == 0, run.stderr[-3000:]
+    added = json.loads(run.stdout.strip().splitlines()[-1])
+    assert {what: names for what, names in added.items() if names} == {}
+
+
+def test_a_package_outside_sane_adds_one_kind_of_each_sort(tmp_path: Path) -> None:
+    code = """
+import asyncio, json
+from pydantic import TypeAdapter
+from sane.generators import available_generators, get_generator
+from sane.llm import LLMSettings, model_problem
+from sane.llm.providers import ROUTES
+from sane.llm._providers import CallContext, resolve_route
+from sane.records import OutputContract, ScorerSpec, TargetConfig
+from sane.relations import Relation, check_relation
+from sane.scorers import BuildContext, build_target
+
+spec = ScorerSpec(name="s", criterion="c", fields={"text": "t"}, scored_field="text",
+                  output=OutputContract(min=0, max=10))
+context = BuildContext(spec=spec)
+length = build_target(TargetConfig(name="n", kind="example_length"), context)
+bangs = build_target(TargetConfig(name="b", kind="builtin", metric="example_exclamations"), context)
+record = {"text": "one two three !!"}
+relation = TypeAdapter(Relation).validate_python({"kind": "example_not_below", "floor": 0.5})
+route = resolve_route("example/m", LLMSettings(), CallContext(task="t", sample_index=0))
+print(json.dumps({
+    "length": asyncio.run(length.score(record)),
+    "bangs": asyncio.run(bangs.score(record)),
+    "relation": check_relation(relation, {"perturbed": [0.7]}, 0.0, True).verdict.value,
+    "generator": "example" in available_generators() and get_generator("example").__class__.__name__,
+    "model_check": model_problem("example/m"),
+    "route": route.litellm_model,
+}))
+"""
+    run = _fresh_python(code, PYTHONPATH=str(PLUGIN))
+    assert run.returncode == 0, run.stderr[-3000:]
+    used = json.loads(run.stdout.strip().splitlines()[-1])
+    assert used["length"] == 4.0 and used["bangs"] == 2.0
+    assert used["relation"] == "pass"
+    assert used["generator"] and used["model_check"] is None
+    assert used["route"].startswith("scripted")
+    command = subprocess.run(
+        [sys.executable, "-m", "sane", "example-hello"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=dict(os.environ, PYTHONPATH=str(PLUGIN)),
+        timeout=120,
+    )
+    assert command.returncode == 0, command.stderr[-2000:]
+    assert command.stdout.strip() == "hello from sane-plugin-example"
+
+
+def test_a_plugin_that_cannot_be_imported_is_named_not_skipped(tmp_path: Path) -> None:
+    broken = tmp_path / "broken_plugin-0.1.dist-info"
+    broken.mkdir()
+    (broken / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n")
+    (broken / "entry_points.txt").write_text("[sane.target_kinds]\nbroken = no_such_module_x\n")
+    run = _fresh_python(
+        "from sane.scorers import TARGET_KINDS\nprint(sorted(TARGET_KINDS))",
+        PYTHONPATH=str(tmp_path),
+    )
+    assert run.returncode != 0
+    assert "sane.target_kinds entry point 'broken' (no_such_module_x) cannot be loaded" in run.stderr
+
+
+@pytest.mark.parametrize("group", ["sane.relation_kinds", "sane.commands"])
+def test_where_order_shows_the_group_is_read_in_name_order(group: str) -> None:
+    from sane._registry import _group
+
+    names = [point.name for point in _group(group) if point.value.startswith("sane.")]
+    assert names == sorted(names) and names[0].startswith(("1_", "01_"))
