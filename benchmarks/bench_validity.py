@@ -36,6 +36,8 @@ a run that stops resumes where it was. The last line is one JSON object keyed
     .venv/bin/python benchmarks/bench_validity.py             (4 capabilities x 2 recipes, 5 cases,
                                                               all fixed sets; hours, resumable)
     ... --model M --oracle-model O [--oracle-model O2]     (the models you have)
+    .venv/bin/python benchmarks/bench_validity.py --oracle-sweep   (the validity curve on
+                                                              simulated oracles: oracle_sweep.py)
 """
 
 from __future__ import annotations
@@ -128,11 +130,12 @@ class Cell(BaseModel):
     guards: dict[str, int]
 
 
-def write_spec(out: Path, criterion: str) -> Path:
-    """The criterion's spec with the reference and every mutant declared as python targets."""
+def write_spec(out: Path, criterion: str, examples: Path | None = None) -> Path:
+    """The criterion's spec with the reference and every mutant declared as python targets
+    (and with `examples` instead of its own examples file, when given)."""
     source = HERE / "validity" / f"{criterion}.yaml"
     spec = yaml.safe_load(source.read_text(encoding="utf-8"))
-    spec["examples"] = str((source.parent / spec["examples"]).resolve())
+    spec["examples"] = str((examples or source.parent / spec["examples"]).resolve())
     spec["targets"] = [
         {"name": name, "kind": "python", "ref": refs.ref(criterion, name)}
         for name in refs.scorers(criterion)
@@ -267,6 +270,11 @@ def _fmt(value: object) -> str:
 
 
 def main(argv: list[str] | None = None) -> dict:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--oracle-sweep" in argv:  # the validity curve, on simulated oracles (oracle_sweep.py)
+        import oracle_sweep
+
+        return oracle_sweep.main([a for a in argv if a != "--oracle-sweep"])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="the smaller run (see the docstring)")
     parser.add_argument("--out", type=Path, default=Path("out/bench-validity"))

@@ -92,7 +92,7 @@ def generate(
     from sane import workflow
     from sane.inputs import examples_path, load_examples, load_spec
     from sane.llm import require_prices
-    from sane.run_config import check_models, run_config
+    from sane.run_config import check_models, run_config, with_run_inputs
     from sane.suites.targets import freeze_targets
 
     if config is None:
@@ -100,9 +100,11 @@ def generate(
     elif options:
         raise TypeError(f"generate takes a config or its fields, not both: {sorted(options)}")
     scorer, spec_path = load_spec(spec)
-    rows = load_examples(scorer, examples_path(scorer, spec_path, examples))
+    rows_path = examples_path(scorer, spec_path, examples)
+    rows = load_examples(scorer, rows_path)
     targets = freeze_targets(scorer, spec_path.parent, str(spec))
     check_models(config)
+    config = with_run_inputs(config, spec_path, rows_path)
     require_prices([config.model, *config.oracle_models], llm, "agent and oracle models")
     store = SuiteStore(suite, create=True, writer=True)
     try:

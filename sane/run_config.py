@@ -9,6 +9,7 @@ value as bad input naming the command-line option, before any work is done.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, get_args
 
 from pydantic import ValidationError
@@ -52,6 +53,20 @@ def execute_config(**options: Any) -> ExecuteConfig:
         problem = exc.errors()[0]
         field = str(problem["loc"][0]) if problem["loc"] else ""
         raise InputError(None, EXECUTE_OPTIONS.get(field, field), problem["msg"]) from None
+
+
+def with_run_inputs(config: RunConfig, spec: Path, examples: Path) -> RunConfig:
+    """The configuration with every simulated oracle (sane.simulation) bound to this run's
+    spec and examples where its model string names none: the stored configuration then says
+    exactly which truth the oracle answered from."""
+    from sane.simulation.params import with_run_inputs as bind
+
+    return config.model_copy(
+        update={
+            "model": bind(config.model, spec, examples),
+            "oracle_models": [bind(m, spec, examples) for m in config.oracle_models],
+        }
+    )
 
 
 def check_models(config: RunConfig) -> None:

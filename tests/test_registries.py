@@ -95,7 +95,9 @@ def test_every_registry_holds_only_complete_entries() -> None:
     )
     for registry in registries:
         assert len(registry) > 0, registry.what
-        incomplete = [name for name, item in registry.items() if not COMPLETE[registry.what](name, item)]
+        incomplete = [
+            name for name, item in registry.items() if not COMPLETE[registry.what](name, item)
+        ]
         assert incomplete == [], (registry.what, incomplete)
 
 
@@ -119,7 +121,9 @@ def keys():
 
 
 def test_no_kind_registers_by_being_imported_by_chance() -> None:
-    code = KEYS + """
+    code = (
+        KEYS
+        + """
 import importlib, pkgutil, sane
 import sane.generators.base, sane.generators.transforms, sane.llm.providers
 import sane.local.assets, sane.relations, sane.scorers
@@ -130,6 +134,7 @@ for module in pkgutil.walk_packages(sane.__path__, "sane."):
 after = keys()
 print(json.dumps({k: sorted(set(after[k]) - set(before.get(k, []))) for k in after}))
 """
+    )
     run = _fresh_python(code)
     assert run.returncode == 0, run.stderr[-3000:]
     added = json.loads(run.stdout.strip().splitlines()[-1])
@@ -194,7 +199,9 @@ def test_a_plugin_that_cannot_be_imported_is_named_not_skipped(tmp_path: Path) -
         PYTHONPATH=str(tmp_path),
     )
     assert run.returncode != 0
-    assert "sane.target_kinds entry point 'broken' (no_such_module_x) cannot be loaded" in run.stderr
+    assert (
+        "sane.target_kinds entry point 'broken' (no_such_module_x) cannot be loaded" in run.stderr
+    )
 
 
 @pytest.mark.parametrize("group", ["sane.relation_kinds", "sane.commands"])

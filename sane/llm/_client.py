@@ -17,6 +17,7 @@ import contextlib
 import time
 import weakref
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
@@ -298,9 +299,11 @@ class LLMClient:
     async def _acompletion(
         self, model: str, route: Route, messages: list[dict[str, str]], params: dict[str, Any]
     ) -> tuple[Any, float]:
-        """The provider's response and its price, by the route's transport: a direct POST
-        for a self-hosted OpenAI-compatible server (directly, or a router group of them),
-        litellm for everything else."""
+        """The provider's response and its price, by the route's transport: a function of
+        this process (a simulation), a direct POST for a self-hosted OpenAI-compatible server
+        (directly, or a router group of them), litellm for everything else."""
+        if route.in_process is not None:
+            return _in_process_reply(route.in_process(messages)), 0.0
         if route.direct:
             return await self._direct(
                 route.litellm_model,
@@ -357,6 +360,11 @@ class LLMClient:
             model, _usage(response, "prompt_tokens"), _usage(response, "completion_tokens")
         )
         return response, cost or 0.0  # a model litellm has no price for costs nothing
+
+
+def _in_process_reply(text: str) -> Any:
+    """An in-process provider's text in the shape of a completion (no usage: nothing priced)."""
+    return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=text))])
 
 
 def _reply_text(response: Any) -> str:

@@ -44,6 +44,9 @@ class Route:
     # an OpenAI-compatible server at kwargs["api_base"], called directly over HTTP
     direct: bool = False
     serial: bool = False  # one call at a time (a local model): the timeout starts once it runs
+    # a provider answered in this process, with no transport (a simulation): the messages in,
+    # the reply text out; an exception with `status_code` 400 is a permanent failure
+    in_process: Callable[[list[dict[str, str]]], str] | None = None
 
     @property
     def serial_key(self) -> str | None:

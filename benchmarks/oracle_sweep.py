@@ -1,0 +1,390 @@
+"""The validity curve: the method measured against SIMULATED oracles of known skill.
+
+Why: every verdict a suite gives rests on its oracle panel, and the panel's error depends on
+the oracle's skill. A simulated oracle (`sim/accuracy=A,correlation=C,bias=0,truth=...`,
+sane.simulation) answers every panel question from the exact reference scorer of
+``reference_scorers.py`` and is wrong with a known probability, so this sweep measures what
+each panel does with an oracle of each accuracy: these figures describe the method at that
+skill, not any real model. Everything but the oracle is the real product (client, cache,
+call records, panel, controls, executor).
+
+By default the recipes come from the operator grid (``--generator operators``: every code
+edit under every pair direction, most of them wrong for a given criterion), so every question
+has an exact answer and the panel has something to reject. ``--proposer derived`` asks the
+derived agent (``--model``) instead; its free-form recipes have no exact truth, the simulated
+oracle refuses them (an error, recorded as such), and they are counted apart (``no_truth``).
+
+For accuracy in {0.55, 0.65, 0.75, 0.85, 0.95, 1.0}, correlation in {0, 0.2}, the panels plain,
+contrastive and blind, ``--seeds`` seeds and every criterion, one suite each; per
+``PANEL/accuracy/correlation``, pooled over seeds and criteria:
+
+  reference_false_fault_rate   reference faults / reference cases run (0 at accuracy 1.0)
+  mutation_score               mutants faulted on a family the reference passes / mutants
+  ladder_spearman              Spearman of pass rate against the noise ladder
+  control_false_accept         planted known-wrong items the panel accepted / such items
+  controls_failed              suites whose controls failed / suites
+  right_recipe_recall          right recipes validated / right recipes proposed
+  oracle_calls_per_validated_family
+
+The last line is one JSON object: the table, plus ``threshold`` (per panel, the lowest swept
+accuracy from which on, at correlation 0.2, every target below is met), ``threshold_by_
+correlation``, ``targets``, ``checks`` (accuracy 1.0 exact; controls catch bad suites) and
+``simulated: true``. Cells are stored under --out, so a stopped sweep resumes.
+
+    .venv/bin/python benchmarks/bench_validity.py --oracle-sweep            (the full sweep)
+    .venv/bin/python benchmarks/bench_validity.py --oracle-sweep --seeds 1 --accuracies 0.85 1.0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
+from pathlib import Path
+from typing import get_args
+
+import reference_scorers as refs
+from pydantic import BaseModel
+from scipy.stats import spearmanr
+
+ACCURACIES = (0.55, 0.65, 0.75, 0.85, 0.95, 1.0)
+CORRELATIONS = (0.0, 0.2)
+CASES = 10  # the RunConfig default; the sweep's example sets hold twelve examples each
+HEADLINE_CORRELATION = 0.2
+TARGETS = {  # at accuracy 0.85, correlation 0.2, for the default panel (issue "prove the panel")
+    "reference_false_fault_rate": ("<=", 0.05),
+    "control_false_accept": ("<=", 0.10),
+    "mutation_score": (">=", 0.8),
+    "ladder_spearman": (">=", 0.9),
+    "right_recipe_recall": (">=", 0.8),
+    "oracle_calls_per_validated_family": ("<=", 60),
+}
+BAD_SUITE_FALSE_FAULTS = 0.05  # a suite whose reference false-fault rate is above this is bad
+
+
+class SweepCell(BaseModel):
+    """One suite (criterion x panel x accuracy x correlation x seed): the raw counts."""
+
+    criterion: str
+    panel: str
+    accuracy: float
+    correlation: float
+    seed: int
+    validated_families: int
+    reference_cases: int
+    reference_faults: int
+    killed: dict[str, bool]
+    ladder: dict[str, tuple[int, int]]
+    controls_wrong: int
+    controls_items: int
+    controls_failed: bool
+    right_proposed: int
+    right_validated: int
+    wrong_validated: int
+    no_truth: int  # recipes with no exact truth (written freely): outside every rate
+    oracle_calls: int
+    wall_s: float
+
+
+def sweep_spec(out: Path, criterion: str) -> Path:
+    """The criterion's spec over its examples and its sweep examples (`NAME.sweep.jsonl`:
+    longer texts, so that every code edit of the grid changes enough of them to make a
+    family; with the six examples alone the sentence edits change two)."""
+    from bench_validity import write_spec
+
+    validity = Path(__file__).resolve().parent / "validity"
+    examples = out / "specs" / f"{criterion}.jsonl"
+    examples.parent.mkdir(parents=True, exist_ok=True)
+    examples.write_text(
+        "".join(
+            (validity / name).read_text(encoding="utf-8")
+            for name in (f"{criterion}.jsonl", f"{criterion}.sweep.jsonl")
+        ),
+        encoding="utf-8",
+    )
+    return write_spec(out, criterion, examples)
+
+
+def oracle_string(criterion: str, accuracy: float, correlation: float) -> str:
+    return (
+        f"sim/accuracy={accuracy:g},correlation={correlation:g},bias=0,"
+        f"truth={refs.ref(criterion, 'reference')}"
+    )
+
+
+def _right_recipes(suite: Path, spec: Path, criterion: str) -> tuple[set[str], set[str], set[str]]:
+    """(right recipe ids, wrong ones, ones with no exact truth), by the simulation's own truth
+    (sane.simulation.truth), never by what the panel said."""
+    from sane.records import PairRelation
+    from sane.simulation.truth import NoTruth, load_truth
+    from sane.suites.store import SuiteStore
+
+    store = SuiteStore(suite, readonly=True)
+    try:
+        recipes = store.recipes()
+        examples = Path(store.snapshot().spec.examples or "")
+    finally:
+        store.close()
+    truth = load_truth(refs.ref(criterion, "reference"), spec, spec.parent / examples)
+    right, wrong, unknown = set(), set(), set()
+    for recipe in recipes:
+        if not isinstance(recipe.relation, PairRelation):
+            unknown.add(recipe.id)
+            continue
+        try:
+            held = truth.recipe_holds(recipe.instruction, recipe.relation)
+        except NoTruth:
+            unknown.add(recipe.id)
+            continue
+        (right if held else wrong).add(recipe.id)
+    return right, wrong, unknown
+
+
+def run_cell(job: dict) -> SweepCell:
+    """Generate, execute and measure one suite (in a worker process; resumable)."""
+    from bench_validity import measure
+
+    from sane import api
+    from sane.llm import LLMSettings
+    from sane.run_config import run_config
+    from sane.suites.store import SuiteStore
+
+    out, criterion, panel = Path(job["out"]), job["criterion"], job["panel"]
+    accuracy, correlation, seed = job["accuracy"], job["correlation"], job["seed"]
+    name = f"{panel}-a{accuracy:g}-c{correlation:g}-s{seed}"
+    done = out / "cells" / criterion / f"{name}.json"
+    if done.is_file():
+        return SweepCell.model_validate_json(done.read_text())
+    done.parent.mkdir(parents=True, exist_ok=True)
+    suite = done.with_suffix(".db")
+    spec = Path(job["spec"])
+    oracle = oracle_string(criterion, accuracy, correlation)
+    settings = LLMSettings(cache_path=done.with_suffix(".cache.db"))
+    started = time.perf_counter()
+    config = run_config(
+        model=job["model"] or oracle,
+        oracle_models=[oracle],
+        cases=CASES,
+        seed=seed,
+        generator=job["generator"],
+        panel=panel,
+    )
+    api.generate(spec, suite=suite, config=config, llm=settings)
+    api.execute(suite, llm=settings, trust_suite_code=True)  # the planted targets: our code
+    report = api.report(suite)
+    store = SuiteStore(suite, readonly=True)
+    try:
+        oracle_calls = sum(c.task.startswith("vote:") for c in store.calls())
+        validated = {f.recipe_id for f in store.families() if f.validated}
+    finally:
+        store.close()
+    right, wrong, unknown = _right_recipes(suite, spec, criterion)
+    controls = report.validity.controls
+    cell = SweepCell(
+        criterion=criterion,
+        panel=panel,
+        accuracy=accuracy,
+        correlation=correlation,
+        seed=seed,
+        validated_families=report.validity.validated_families,
+        controls_wrong=controls.false_accept.wrong if controls else 0,
+        controls_items=controls.false_accept.items if controls else 0,
+        controls_failed=bool(controls and controls.failed),
+        right_proposed=len(right),
+        right_validated=len(right & validated),
+        wrong_validated=len(wrong & validated),
+        no_truth=len(unknown),
+        oracle_calls=oracle_calls,
+        wall_s=round(time.perf_counter() - started, 2),
+        **measure(report, criterion),
+    )
+    done.write_text(cell.model_dump_json(indent=2))
+    return cell
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return None if den == 0 else round(num / den, 4)
+
+
+def false_fault_rate(cell: SweepCell) -> float:
+    return cell.reference_faults / cell.reference_cases if cell.reference_cases else 0.0
+
+
+def summarise(cells: list[SweepCell]) -> dict:
+    """One PANEL/accuracy/correlation entry, pooled over seeds and criteria."""
+    ladder_rates = []
+    for amplitude in refs.NOISE_LADDER:
+        step = refs.ladder_name(amplitude)
+        runs = sum(c.ladder[step][1] for c in cells)
+        ladder_rates.append(None if runs == 0 else sum(c.ladder[step][0] for c in cells) / runs)
+    spearman = None
+    if None not in ladder_rates and len(set(ladder_rates)) > 1:
+        rho = spearmanr([-a for a in refs.NOISE_LADDER], ladder_rates).statistic
+        spearman = None if math.isnan(rho) else round(float(rho), 3)
+    validated = sum(c.validated_families for c in cells)
+    mutants = [k for c in cells for k in c.killed.values()]
+    return {
+        "suites": len(cells),
+        "validated_families": validated,
+        "reference_false_fault_rate": _ratio(
+            sum(c.reference_faults for c in cells), sum(c.reference_cases for c in cells)
+        ),
+        "mutation_score": _ratio(sum(mutants), len(mutants)),
+        "ladder_spearman": spearman,
+        "control_false_accept": _ratio(
+            sum(c.controls_wrong for c in cells), sum(c.controls_items for c in cells)
+        ),
+        "controls_failed": _ratio(sum(c.controls_failed for c in cells), len(cells)),
+        "right_recipe_recall": _ratio(
+            sum(c.right_validated for c in cells), sum(c.right_proposed for c in cells)
+        ),
+        "wrong_recipes_validated": sum(c.wrong_validated for c in cells),
+        "no_truth_recipes": sum(c.no_truth for c in cells),
+        "oracle_calls_per_validated_family": _ratio(sum(c.oracle_calls for c in cells), validated),
+    }
+
+
+def meets(entry: dict) -> bool:
+    """Every target met (a missing figure meets none)."""
+    for key, (sign, bound) in TARGETS.items():
+        value = entry.get(key)
+        if value is None or (value > bound if sign == "<=" else value < bound):
+            return False
+    return True
+
+
+def thresholds(table: dict, panels: list[str], accuracies: list[float], correlation: float):
+    """Per panel, the lowest accuracy from which on every swept accuracy meets the targets."""
+    found: dict[str, float | None] = {}
+    for panel in panels:
+        lowest = None
+        for accuracy in sorted(accuracies, reverse=True):
+            entry = table.get(f"{panel}/{accuracy:g}/{correlation:g}")
+            if entry is None or not meets(entry):
+                break
+            lowest = accuracy
+        found[panel] = lowest
+    return found
+
+
+def checks(cells: list[SweepCell]) -> dict:
+    """The sweep's own checks: a perfect oracle is exact, and the controls catch bad suites."""
+    perfect = [c for c in cells if c.accuracy == 1.0]
+    wrong_at_perfect = [
+        f"{c.criterion}/{c.panel}/c{c.correlation:g}/s{c.seed}"
+        for c in perfect
+        if c.reference_faults or c.controls_wrong
+    ]
+    bad = [c for c in cells if false_fault_rate(c) > BAD_SUITE_FALSE_FAULTS]
+    passed = [c for c in bad if not c.controls_failed]
+    return {
+        "perfect_oracle_suites": len(perfect),
+        "perfect_oracle_inexact": wrong_at_perfect,
+        "bad_suites": len(bad),
+        "bad_suites_with_passing_controls": len(passed),
+        "bad_suites_passing_share": _ratio(len(passed), len(bad)),
+    }
+
+
+def main(argv: list[str] | None = None) -> dict:
+    from sane.records import PanelKind, RunConfig
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("out/bench-validity/oracle-sweep"))
+    parser.add_argument("--criteria", nargs="+", default=list(refs.REFERENCES))
+    parser.add_argument("--panels", nargs="+", default=list(get_args(PanelKind)))
+    parser.add_argument("--accuracies", nargs="+", type=float, default=list(ACCURACIES))
+    parser.add_argument("--correlations", nargs="+", type=float, default=list(CORRELATIONS))
+    parser.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 per setting")
+    parser.add_argument(
+        "--proposer",
+        choices=("operators", "derived"),
+        default="operators",
+        help="operators: the operator grid (no LLM); derived: the derived agent (--model)",
+    )
+    parser.add_argument("--model", help="the agent model for --proposer derived")
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (1: in this one)"
+    )
+    args = parser.parse_args(argv)
+    if args.proposer == "derived" and not args.model:
+        parser.error("--proposer derived needs --model (the agent that writes the recipes)")
+
+    out = args.out if args.proposer == "operators" else args.out / "derived"
+    specs = {criterion: sweep_spec(out, criterion) for criterion in args.criteria}
+    jobs = [
+        {
+            "out": str(out),
+            "criterion": criterion,
+            "spec": str(specs[criterion]),
+            "panel": panel,
+            "accuracy": accuracy,
+            "correlation": correlation,
+            "seed": seed,
+            "generator": args.proposer,
+            "model": args.model,
+        }
+        for panel in args.panels
+        for accuracy in args.accuracies
+        for correlation in args.correlations
+        for seed in range(args.seeds)
+        for criterion in args.criteria
+    ]
+    started = time.perf_counter()
+    cells: list[SweepCell] = []
+    with ProcessPoolExecutor(max_workers=args.jobs) if args.jobs > 1 else nullcontext() as pool:
+        for cell in (pool.map if pool is not None else map)(run_cell, jobs):
+            cells.append(cell)
+            print(
+                f"SIMULATED {cell.panel:11} a={cell.accuracy:<4g} c={cell.correlation:<3g} "
+                f"s={cell.seed} {cell.criterion:16} validated={cell.validated_families} "
+                f"ref_faults={cell.reference_faults}/{cell.reference_cases} "
+                f"right={cell.right_validated}/{cell.right_proposed} "
+                f"wrong_validated={cell.wrong_validated} "
+                f"controls={cell.controls_wrong}/{cell.controls_items}"
+                f"{' FAILED' if cell.controls_failed else ''} {cell.wall_s}s",
+                file=sys.stderr,
+                flush=True,
+            )
+    groups: dict[str, list[SweepCell]] = {}
+    for cell in cells:
+        key = f"{cell.panel}/{cell.accuracy:g}/{cell.correlation:g}"
+        groups.setdefault(key, []).append(cell)
+    table = {key: summarise(group) for key, group in groups.items()}
+    columns = [c for c in next(iter(table.values())) if c != "suites"]
+    print("Simulated oracles (sane.simulation): these figures measure the method, not a model.")
+    print("| panel/accuracy/correlation | " + " | ".join(columns) + " |")
+    print("|---" * (len(columns) + 1) + "|")
+    for key, entry in table.items():
+        print(
+            f"| {key} | "
+            + " | ".join("-" if entry[c] is None else str(entry[c]) for c in columns)
+            + " |"
+        )
+    by_correlation = {
+        f"{correlation:g}": thresholds(table, args.panels, args.accuracies, correlation)
+        for correlation in args.correlations
+    }
+    result = {
+        **table,
+        "simulated": True,
+        "default_panel": RunConfig.model_fields["panel"].default,
+        "threshold": by_correlation.get(f"{HEADLINE_CORRELATION:g}", {}),
+        "threshold_by_correlation": by_correlation,
+        "targets": {key: f"{sign} {bound}" for key, (sign, bound) in TARGETS.items()},
+        "checks": checks(cells),
+        "proposer": args.proposer,
+        "seeds": args.seeds,
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
+    print(json.dumps(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""The operator grid: every code edit crossed with every pair direction, no model needed.
+
+Why: a panel is measured by what it keeps and what it rejects. A derived suite mostly proposes
+recipes that look right, so it shows little of what a panel lets through; this generator
+proposes each code edit of the catalogue (sane.generators.transforms, `OPERATORS`) under
+each of the five pair relations (decrease, increase, invariant, no_increase, no_decrease).
+For a given criterion most of the 45 are wrong, and each one's truth is exact (its cases are
+written by code), which is what the validity sweep (`benchmarks/bench_validity.py
+--oracle-sweep`) and `sane qualify` need. One capability per edit; no LLM call.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sane.errors import InputError
+from sane.generators.base import OPTION, register_generator
+from sane.generators.transforms import OPERATORS
+from sane.records import Capability, Example, PairRelation, Recipe, RunConfig, ScorerSpec
+from sane.relations import KINDS
+from sane.requirements import Requirement
+
+if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
+    from sane.llm import LLMClient
+
+NAME = "operators"
+
+
+def pair_kinds() -> list[str]:
+    """The pair relations, in the registry's order."""
+    return [name for name, kind in KINDS.items() if kind.record is PairRelation]
+
+
+def _capability_id(operator: str) -> str:
+    return f"cap-{operator.replace('_', '-')}"
+
+
+class OperatorGrid:
+    """Capabilities and recipes of the operator grid (the same for every scorer)."""
+
+    name = NAME
+
+    async def capabilities(
+        self, llm: LLMClient, spec: ScorerSpec, examples: list[Example], config: RunConfig
+    ) -> list[Capability]:
+        return [
+            Capability(
+                id=_capability_id(operator),
+                name=operator.replace("_", " "),
+                description=f"How the score responds to a code edit: {instruction}",
+                requirement=Requirement.monotonicity,
+            )
+            for operator, instruction in sorted(OPERATORS.items())
+        ]
+
+    async def recipes(
+        self, llm: LLMClient, spec: ScorerSpec, capability: Capability, config: RunConfig
+    ) -> tuple[list[Recipe], list[str]]:
+        (operator,) = [o for o in OPERATORS if _capability_id(o) == capability.id]
+        return [
+            Recipe(
+                id=f"rec-{operator.replace('_', '-')}-{kind.replace('_', '-')}",
+                capability_id=capability.id,
+                requirement=KINDS[kind].home,
+                name=f"{operator.replace('_', ' ')}: {kind.replace('_', ' ')}",
+                instruction=OPERATORS[operator],
+                variant_roles=["original", "perturbed"],
+                relation=PairRelation(kind=kind),  # type: ignore[arg-type]
+                rationale="the operator grid: every code edit under every pair direction",
+                generator=config.generator,
+                transform=operator,
+            )
+            for kind in pair_kinds()
+        ], []
+
+
+@register_generator(NAME)
+def _operators(argument: str | None) -> OperatorGrid:
+    if argument is not None:
+        raise InputError(None, OPTION, f"the {NAME} generator takes no ':NAME'")
+    return OperatorGrid()
