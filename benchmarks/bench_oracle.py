@@ -4,8 +4,8 @@ Why: every validity decision that matters in a suite comes down to one question 
 the oracle, "compared with the original, does the changed text deserve a lower, higher
 or the same score under this criterion?". Before spending an hour on
 ``bench_validity.py``, this measures the answer itself. The pairs are the validity
-benchmark's reference criteria (``benchmarks/validity/``, computed exactly by
-``reference_scorers.py``) crossed with the catalogue of code edits
+benchmark's reference criteria (``sane/qualification/criteria/``, computed exactly by
+``sane.qualification.references``) crossed with the catalogue of code edits
 (``sane.generators.transforms.OPERATORS``): each pair's right answer is the sign of the
 reference's score change, so no human labels anything.
 
@@ -52,7 +52,6 @@ from sane.panel.oracle import OraclePanel
 from sane.prompts import messages
 from sane.records import Case, PairRelation, Question, Recipe, Requirement, ScorerSpec
 
-HERE = Path(__file__).resolve().parent
 MODEL = "local/qwen2.5-coder-1.5b"
 ANSWERS = ("lower", "higher", "same")
 CLAIMS = {"decrease": "lower", "increase": "higher", "invariant": "same"}
@@ -72,7 +71,7 @@ def pairs(criteria: list[str]) -> list[Pair]:
     """Every (example, operator) whose edit changes the example's scored text."""
     found = []
     for criterion in criteria:
-        spec, path = load_spec(HERE / "validity" / f"{criterion}.yaml")
+        spec, path = load_spec(refs.REFERENCES[criterion].spec)
         examples = load_examples(spec, path.parent / str(spec.examples))
         score = refs.REFERENCES[criterion].score
         for operator, instruction in OPERATORS.items():

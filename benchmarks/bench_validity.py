@@ -2,7 +2,7 @@
 
 Why: a suite's faults are evidence about a judge only when its tests are valid.
 No human label is needed to check that here. Each criterion in
-``benchmarks/validity/`` is exactly computable, and its text states the rule
+``sane/qualification/criteria/`` is exactly computable, and its text states the rule
 word for word. ``reference_scorers.py`` computes it, so a valid test can never
 fault that reference: each of its faults is an invalid test that got through.
 Beside each reference run its planted-defect mutants (constant, inverted, reads
@@ -63,7 +63,6 @@ from sane.report import Report, TargetSummary
 from sane.run_config import run_config
 from sane.suites.store import SuiteStore
 
-HERE = Path(__file__).resolve().parent
 CRITERIA = tuple(refs.REFERENCES)
 MODEL = "local/qwen2.5-coder-1.5b"
 
@@ -133,7 +132,7 @@ class Cell(BaseModel):
 def write_spec(out: Path, criterion: str, examples: Path | None = None) -> Path:
     """The criterion's spec with the reference and every mutant declared as python targets
     (and with `examples` instead of its own examples file, when given)."""
-    source = HERE / "validity" / f"{criterion}.yaml"
+    source = refs.REFERENCES[criterion].spec
     spec = yaml.safe_load(source.read_text(encoding="utf-8"))
     spec["examples"] = str((examples or source.parent / spec["examples"]).resolve())
     spec["targets"] = [

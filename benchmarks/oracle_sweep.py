@@ -92,21 +92,12 @@ class SweepCell(BaseModel):
 
 
 def sweep_spec(out: Path, criterion: str) -> Path:
-    """The criterion's spec over its examples and its sweep examples (`NAME.sweep.jsonl`:
-    longer texts, so that every code edit of the grid changes enough of them to make a
-    family; with the six examples alone the sentence edits change two)."""
+    """The criterion's spec over its examples and its further examples (longer texts, so
+    that every code edit of the grid changes enough of them to make a family; with the six
+    examples alone the sentence edits change two)."""
     from bench_validity import write_spec
 
-    validity = Path(__file__).resolve().parent / "validity"
-    examples = out / "specs" / f"{criterion}.jsonl"
-    examples.parent.mkdir(parents=True, exist_ok=True)
-    examples.write_text(
-        "".join(
-            (validity / name).read_text(encoding="utf-8")
-            for name in (f"{criterion}.jsonl", f"{criterion}.sweep.jsonl")
-        ),
-        encoding="utf-8",
-    )
+    examples = refs.REFERENCES[criterion].examples(out / "specs")
     return write_spec(out, criterion, examples)
 
 

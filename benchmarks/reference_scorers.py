@@ -1,15 +1,17 @@
-"""Reference scorers whose criterion is exact code, and their planted-defect mutants.
+"""Planted-defect mutants of the exact reference scorers (sane.qualification.references).
 
 Why: the validity benchmark needs ground truth that no human has to label. Each
 reference scorer computes exactly what its spec's criterion text says (the
-spec files in ``benchmarks/validity/`` state the rule word for word), so a
+spec files in ``sane/qualification/criteria/`` state the rule word for word), so a
 *valid* metamorphic test can never fault it: every fault of a reference is an
 invalid test that the generator and its panel let through. The mutants are the
 reference with one planted defect each; a suite that is worth running finds
 them. The noise ladder adds deterministic noise of growing amplitude, so a
 suite's pass rate should fall as the amplitude grows.
 
-The executor imports scorers as ``module:function``; every scorer here is
+The references and their criteria live in the package (`sane qualify` asks about them);
+the mutants and the noise ladder are the benchmark's own. The executor imports scorers as
+``module:function``; every scorer here is
 reachable as ``reference_scorers:<criterion>__<mutant>`` (``__reference`` for
 the reference itself) through the module ``__getattr__`` below.
 """
@@ -18,76 +20,24 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 
-Record = dict[str, str]
-Scorer = Callable[[Record], float]
-
-_WORD = re.compile(r"[A-Za-z]+")
-_NUMBER = re.compile(r"[0-9]+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
-# ------------------------------------------------------------------ references
-
-
-def number_fidelity(record: Record) -> float:
-    """Share of the summary's numbers (digit runs) that also occur in the source; 1 if none."""
-    numbers = _NUMBER.findall(record["summary"])
-    if not numbers:
-        return 1.0
-    source = set(_NUMBER.findall(record["source"]))
-    return sum(n in source for n in numbers) / len(numbers)
-
-
-BANNED = (
-    "leverage",
-    "synergy",
-    "utilize",
-    "paradigm",
-    "robust",
-    "seamless",
-    "holistic",
-    "actionable",
+from sane.qualification.references import (
+    BANNED,
+    NUMBER,
+    REFERENCES,
+    WORD,
+    Record,
+    Reference,
+    Scorer,
+    banned_words,
+    name_coverage,
+    number_fidelity,
+    question_names,
 )
 
+__all__ = ["REFERENCES", "Reference", "banned_words", "name_coverage", "number_fidelity"]
 
-def banned_words(record: Record) -> float:
-    """1 / (1 + occurrences of the banned words, whole words, any case)."""
-    hits = sum(word.lower() in BANNED for word in _WORD.findall(record["reply"]))
-    return 1.0 / (1.0 + hits)
-
-
-def question_names(question: str) -> set[str]:
-    """The question's words that start with a capital letter, its first word excluded."""
-    return {word for word in _WORD.findall(question)[1:] if word[0].isupper()}
-
-
-def name_coverage(record: Record) -> float:
-    """Share of the question's names that the answer repeats as whole words, same case; 1 if none."""
-    names = question_names(record["question"])
-    if not names:
-        return 1.0
-    return len(names & set(_WORD.findall(record["answer"]))) / len(names)
-
-
-@dataclass(frozen=True)
-class Reference:
-    """A reference scorer, the field it scores and the field it reads beside it."""
-
-    name: str
-    score: Scorer
-    scored: str
-    context: str
-
-
-REFERENCES: dict[str, Reference] = {
-    "number_fidelity": Reference("number_fidelity", number_fidelity, "summary", "source"),
-    "banned_words": Reference("banned_words", banned_words, "reply", "question"),
-    "name_coverage": Reference("name_coverage", name_coverage, "answer", "question"),
-}
-
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 # -------------------------------------------------------------------- mutants
 
@@ -114,7 +64,7 @@ def _generic_mutants(ref: Reference) -> dict[str, Scorer]:
         "first_sentence": lambda r: f(
             _replace(r, scored, _SENTENCE_END.split(r[scored].strip())[0])
         ),
-        "length_reward": lambda r: 0.5 * f(r) + 0.5 * min(1.0, len(_WORD.findall(r[scored])) / 40),
+        "length_reward": lambda r: 0.5 * f(r) + 0.5 * min(1.0, len(WORD.findall(r[scored])) / 40),
         "formatting": lambda r: _clip(f(r) - (0.3 if re.search(r"  |\n|\t", r[scored]) else 0.0)),
     }
 
@@ -126,18 +76,18 @@ def _specific_mutants(name: str) -> dict[str, Scorer]:
             "ignores_source": lambda r: number_fidelity(_replace(r, "source", "")),
             "first_number_only": lambda r: (
                 1.0
-                if not _NUMBER.findall(r["summary"])
-                else float(_NUMBER.findall(r["summary"])[0] in set(_NUMBER.findall(r["source"])))
+                if not NUMBER.findall(r["summary"])
+                else float(NUMBER.findall(r["summary"])[0] in set(NUMBER.findall(r["source"])))
             ),
         }
     if name == "banned_words":
         half = set(BANNED[:4])
         return {
             "half_list": lambda r: (
-                1.0 / (1.0 + sum(w.lower() in half for w in _WORD.findall(r["reply"])))
+                1.0 / (1.0 + sum(w.lower() in half for w in WORD.findall(r["reply"])))
             ),
             "case_sensitive": lambda r: (
-                1.0 / (1.0 + sum(w in BANNED for w in _WORD.findall(r["reply"])))
+                1.0 / (1.0 + sum(w in BANNED for w in WORD.findall(r["reply"])))
             ),
         }
     if name == "name_coverage":
@@ -146,7 +96,7 @@ def _specific_mutants(name: str) -> dict[str, Scorer]:
             names = {n.lower() for n in question_names(r["question"])}
             if not names:
                 return 1.0
-            return len(names & {w.lower() for w in _WORD.findall(r["answer"])}) / len(names)
+            return len(names & {w.lower() for w in WORD.findall(r["answer"])}) / len(names)
 
         return {
             "case_insensitive": case_insensitive,

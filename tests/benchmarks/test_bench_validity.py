@@ -18,7 +18,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def _examples(criterion: str) -> list[dict[str, str]]:
-    path = BENCHMARKS / "validity" / f"{criterion}.jsonl"
+    path = refs.REFERENCES[criterion].spec.with_suffix(".jsonl")
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
