@@ -27,8 +27,8 @@ contrastive and blind, ``--seeds`` seeds and every criterion, one suite each; pe
   oracle_calls_per_validated_family
 
 The last line is one JSON object: the table, plus ``threshold`` (per panel, the lowest swept
-accuracy from which on, at correlation 0.2, every target below is met), ``threshold_by_
-correlation``, ``targets``, ``checks`` (accuracy 1.0 exact; controls catch bad suites) and
+accuracy from which on, at correlation 0.2, every target below is met), ``failing_below``
+(the swept accuracy just below it, where a target failed), ``threshold_by_correlation``, ``targets``, ``checks`` (accuracy 1.0 exact; controls catch bad suites) and
 ``simulated: true``. Cells are stored under --out, so a stopped sweep resumes.
 
     .venv/bin/python benchmarks/bench_validity.py --oracle-sweep            (the full sweep)
@@ -92,13 +92,10 @@ class SweepCell(BaseModel):
 
 
 def sweep_spec(out: Path, criterion: str) -> Path:
-    """The criterion's spec over its examples and its further examples (longer texts, so
-    that every code edit of the grid changes enough of them to make a family; with the six
-    examples alone the sentence edits change two)."""
+    """The criterion's spec with the reference and its mutants as targets, under `out`."""
     from bench_validity import write_spec
 
-    examples = refs.REFERENCES[criterion].examples(out / "specs")
-    return write_spec(out, criterion, examples)
+    return write_spec(out, criterion)
 
 
 def oracle_string(criterion: str, accuracy: float, correlation: float) -> str:
@@ -263,6 +260,18 @@ def thresholds(table: dict, panels: list[str], accuracies: list[float], correlat
     return found
 
 
+def failing_below(
+    found: dict[str, float | None], accuracies: list[float]
+) -> dict[str, float | None]:
+    """Per panel, the highest swept accuracy below its threshold (where the targets failed);
+    None when the threshold is the lowest accuracy swept or there is none."""
+    below: dict[str, float | None] = {}
+    for panel, threshold in found.items():
+        lower = [a for a in accuracies if threshold is not None and a < threshold]
+        below[panel] = max(lower) if lower else None
+    return below
+
+
 def checks(cells: list[SweepCell]) -> dict:
     """The sweep's own checks: a perfect oracle is exact, and the controls catch bad suites."""
     perfect = [c for c in cells if c.accuracy == 1.0]
@@ -299,6 +308,12 @@ def main(argv: list[str] | None = None) -> dict:
         help="operators: the operator grid (no LLM); derived: the derived agent (--model)",
     )
     parser.add_argument("--model", help="the agent model for --proposer derived")
+    parser.add_argument("--plot", type=Path, help="write the curve as an SVG file here")
+    parser.add_argument(
+        "--write-thresholds",
+        action="store_true",
+        help="store the thresholds for `sane qualify` (sane/qualification/thresholds.json)",
+    )
     parser.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (1: in this one)"
     )
@@ -366,6 +381,9 @@ def main(argv: list[str] | None = None) -> dict:
         "simulated": True,
         "default_panel": RunConfig.model_fields["panel"].default,
         "threshold": by_correlation.get(f"{HEADLINE_CORRELATION:g}", {}),
+        "failing_below": failing_below(
+            by_correlation.get(f"{HEADLINE_CORRELATION:g}", {}), args.accuracies
+        ),
         "threshold_by_correlation": by_correlation,
         "targets": {key: f"{sign} {bound}" for key, (sign, bound) in TARGETS.items()},
         "checks": checks(cells),
@@ -373,8 +391,113 @@ def main(argv: list[str] | None = None) -> dict:
         "seeds": args.seeds,
         "wall_s": round(time.perf_counter() - started, 1),
     }
+    if args.write_thresholds:
+        write_thresholds(result, argv)
+    if args.plot is not None:
+        args.plot.write_text(plot_svg(table, args.panels, args.accuracies), encoding="utf-8")
     print(json.dumps(result))
     return result
+
+
+PLOTTED = (  # figure, its target, the y range
+    ("reference_false_fault_rate", 0.05, 0.2),
+    ("control_false_accept", 0.10, 0.4),
+    ("right_recipe_recall", 0.8, 1.0),
+)
+PANEL_STYLE = {
+    "contrastive": ("#1b6ca8", ""),
+    "plain": ("#d1495b", "6 3"),
+    "blind": ("#2a9d3f", "2 3"),
+}
+
+
+def plot_svg(table: dict, panels: list[str], accuracies: list[float]) -> str:
+    """The curve as a small SVG (no plotting dependency): per figure, one line per panel
+    against oracle accuracy at correlation 0.2, with the target as a grey line."""
+    width, height, pad = 250, 190, 36
+    xs = sorted(accuracies)
+
+    def x(a: float) -> float:
+        return pad + (a - xs[0]) / ((xs[-1] - xs[0]) or 1) * (width - pad - 10)
+
+    parts = [
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width * len(PLOTTED)}" '
+            f'height="{height + 30}" font-family="sans-serif" font-size="10">'
+        ),
+        (
+            f'<text x="4" y="{height + 24}">SIMULATED oracles (correlation 0.2): the method, not a '
+            "model. x: oracle accuracy</text>"
+        ),
+    ]
+    for col, (figure, target, top) in enumerate(PLOTTED):
+        left = col * width
+
+        def y(v: float, top: float = top) -> float:
+            return height - 20 - min(v, top) / top * (height - 40)
+
+        parts.append(f'<g transform="translate({left},0)">')
+        parts.append(f'<text x="{pad}" y="12" font-weight="bold">{figure}</text>')
+        parts.append(
+            f'<line x1="{pad}" y1="{y(0)}" x2="{width - 10}" y2="{y(0)}" stroke="black"/>'
+            f'<line x1="{pad}" y1="{y(0)}" x2="{pad}" y2="{y(top)}" stroke="black"/>'
+            f'<line x1="{pad}" y1="{y(target):.1f}" x2="{width - 10}" y2="{y(target):.1f}" '
+            'stroke="#999" stroke-dasharray="3 3"/>'
+        )
+        for value in (0, top / 2, top):
+            parts.append(
+                f'<text x="{pad - 4}" y="{y(value) + 3:.1f}" text-anchor="end">{value:g}</text>'
+            )
+        for a in xs:
+            parts.append(f'<text x="{x(a):.1f}" y="{height - 6}" text-anchor="middle">{a:g}</text>')
+        for panel in panels:
+            points = [
+                (x(a), y(value))
+                for a in xs
+                if (value := table.get(f"{panel}/{a:g}/0.2", {}).get(figure)) is not None
+            ]
+            color, dash = PANEL_STYLE.get(panel, ("#555", ""))
+            path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+            parts.append(
+                f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="1.5" '
+                f'stroke-dasharray="{dash}"/>'
+            )
+        if col == 0:
+            for row, panel in enumerate(panels):
+                color, dash = PANEL_STYLE.get(panel, ("#555", ""))
+                yy = 28 + row * 12
+                parts.append(
+                    f'<line x1="{width - 90}" y1="{yy}" x2="{width - 70}" y2="{yy}" '
+                    f'stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>'
+                    f'<text x="{width - 66}" y="{yy + 3}">{panel}</text>'
+                )
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def write_thresholds(result: dict, argv: list[str] | None) -> None:
+    """The accuracy each panel needs, where `sane qualify` reads it (with how it was measured)."""
+    from sane.qualification.qualify import THRESHOLDS
+
+    command = " ".join(["benchmarks/bench_validity.py --oracle-sweep", *(argv or sys.argv[1:])])
+    source = (
+        f"simulated-oracle sweep, correlation {HEADLINE_CORRELATION:g}, {result['seeds']} seeds, "
+        f"{result['proposer']} proposer: {command.replace(' --write-thresholds', '')}"
+    )
+    THRESHOLDS.write_text(
+        json.dumps(
+            {
+                "threshold": result["threshold"],
+                "failing_below": result["failing_below"],
+                "targets": result["targets"],
+                "source": source,
+            },
+            indent=2,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from sane.suites.store import SuiteStore, read_stored_report
 if TYPE_CHECKING:
     from sane._runtime import Progress, RunContext
     from sane.llm import LLMClient, LLMSettings
+    from sane.qualification.qualify import Qualification
     from sane.report import LiveOptions
     from sane.scorers.base import Target
     from sane.suites.targets import CodeTrust
@@ -65,9 +66,17 @@ def generate(
     examples: str | Path | None = None,
     llm: LLMSettings | None = None,
     progress: Progress | None = None,
+    qualify: bool = False,
     **options: Any,
 ) -> SuiteSnapshot:
     """Generate (or resume generating) a validated suite for a scorer spec.
+
+    ``qualify=True`` first qualifies each oracle model (`sane qualify`'s quick run, with the
+    run's sampling; cached) and stores the result in the suite, whose every report then
+    begins with it; a model the suite already holds a qualification for is not asked again.
+    `sane generate` does this unless `--skip-qualify`; here it is asked for, because scripts
+    and benchmarks call `generate` in loops over one model. Without it the reports say the
+    oracle was never qualified.
 
     The run is described by ``config`` (a `RunConfig`, built and checked by
     :func:`sane.run_config.run_config`) or, equivalently, by its fields as keywords
@@ -110,11 +119,59 @@ def generate(
     try:
         store.initialise(scorer, config, rows)
         store.put_targets(targets)
+        if qualify:
+            _qualify_oracles(store, config, llm, progress)
         client = _client(store, llm)
         asyncio.run(workflow.run(_context(store, client, progress), "generate"))
         return store.snapshot()
     finally:
         store.close()
+
+
+def _qualify_oracles(
+    store: SuiteStore, config: RunConfig, llm: LLMSettings | None, progress: Progress | None
+) -> None:
+    """Qualify every oracle model of the panel the suite holds no qualification for. Its
+    calls are cached but kept out of the suite's call log (they are not the suite's panel)."""
+    from sane.llm import LLMClient, LLMSettings
+    from sane.qualification.qualify import qualify as run_qualification
+
+    done = {q.model for q in store.qualifications()}
+    todo = [model for model in dict.fromkeys(config.oracle_models) if model not in done]
+    if not todo:
+        return
+    client = LLMClient(llm or LLMSettings())
+    try:
+        for index, model in enumerate(todo):
+            if progress is not None:
+                progress(f"qualify {model}", index, len(todo))
+            qualification = asyncio.run(run_qualification(client, model, config=config))
+            store.put_qualification(qualification)
+        if progress is not None:
+            progress("qualify oracle", len(todo), len(todo))
+    finally:
+        client.close()
+
+
+def qualify(
+    oracle_model: str,
+    *,
+    quick: bool = False,
+    config: RunConfig | None = None,
+    llm: LLMSettings | None = None,
+) -> Qualification:
+    """An oracle model's skill on exact ground truth, and the panels it qualifies for
+    (sane.qualification.qualify). Its calls are cached like any other, so asking again
+    replays them; `config` gives the panel's sampling (temperature, seed, rationale)."""
+    from sane.llm import LLMClient, LLMSettings, check_model
+    from sane.qualification.qualify import qualify as run_qualification
+
+    check_model(oracle_model, "--oracle-model")
+    client = LLMClient(llm or LLMSettings())
+    try:
+        return asyncio.run(run_qualification(client, oracle_model, quick=quick, config=config))
+    finally:
+        client.close()
 
 
 def build_targets(

@@ -38,9 +38,12 @@ class InputError(SaneError):
 class LLMError(SaneError):
     """A model call that failed after its retries (provider error, bad output)."""
 
-    def __init__(self, model: str, cause: str) -> None:
+    def __init__(self, model: str, cause: str, *, authentication: bool = False) -> None:
         self.model = model
         self.cause = cause
+        # the provider refused the credentials: no later call can succeed, so a run stops
+        # at once instead of recording the same refusal on every vote
+        self.authentication = authentication
         super().__init__(f"{model}: {cause}")
 
 

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, StrictBool, field_validator, model_validator
 
 from sane._record import Record
+from sane.qualification.record import Qualification
 from sane.relations import (  # noqa: F401 - the relation records, re-exported
     AtLevelRelation,
     CombinedRelation,
@@ -384,5 +385,7 @@ class SuiteSnapshot(Record):
     targets: list[SuiteTarget] = Field(default_factory=list)
     tolerances: dict[str, float] = Field(default_factory=dict)
     executions: list[ExecutionRecord] = Field(default_factory=list)
+    # the oracle models' qualifications (sane.qualification), one per model qualified
+    qualifications: list[Qualification] = Field(default_factory=list)
     calls: list[CallRecord] = Field(default_factory=list)
     errors: list[dict[str, str]] = Field(default_factory=list)

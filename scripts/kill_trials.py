@@ -41,7 +41,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
+# The trials kill the pipeline; the oracle's qualification (a separate first step, resumed
+# from the cache like any call) is tested on its own in tests/qualification.
 GENERATE_ARGS = ["--votes", "3", "--cases", "4", "--capabilities", "2", "--recipes", "2"]
+GENERATE_ARGS += ["--skip-qualify"]
 JUDGE = {"name": "judge", "kind": "llm_judge", "model": "scripted/judge"}
 JUDGE_RULES = [
     {"task": "judge:judge", "contains": "UNSUPPORTED", "response": "Score: 2"},

@@ -90,6 +90,10 @@ def check(
             help="Most share of planted known-wrong items the oracle panel may accept (0-1).",
         ),
     ] = None,
+    require_qualified_oracle: Annotated[
+        bool,
+        typer.Option(help="Fail unless the suite's oracle qualified for its panel (sane qualify)."),
+    ] = False,
     min_pass_rate: Annotated[
         list[str] | None,
         typer.Option(
@@ -121,6 +125,7 @@ def check(
             max_faults_per_requirement=_requirement_limits(max_faults_per_requirement or []),
             max_errors=max_errors,
             max_control_false_accept=max_control_false_accept,
+            require_qualified_oracle=require_qualified_oracle,
             min_pass_rate=every,
             min_pass_rate_per_target=per_target,
         )
@@ -129,7 +134,8 @@ def check(
                 None,
                 "--max-faults",
                 "give at least one limit (--max-faults, --max-faults-per-requirement, "
-                "--max-errors, --min-pass-rate, --max-control-false-accept)",
+                "--max-errors, --min-pass-rate, --max-control-false-accept, "
+                "--require-qualified-oracle)",
             )
         report = api.report(suite)
         result = evaluate(report, limits, target)

@@ -174,7 +174,11 @@ def print_validity(funnel: Funnel) -> None:
     """The suite's own validity in plain words: a failed panel first, then guards and controls."""
     from sane.validators.guards import guard_text
 
-    controls = funnel.controls
+    controls, status = funnel.controls, funnel.qualification
+    if status is not None and not status.qualified:
+        err.print(f"WARNING: {status.summary}", style="bold red", markup=False)
+    elif status is not None:
+        err.print(status.summary, markup=False)
     if controls is not None and controls.failed:
         err.print(f"WARNING: {controls.summary}", style="bold red", markup=False)
     elif controls is not None:

@@ -117,6 +117,11 @@ def summary_renderables(report: Report) -> list[object]:
     then where the rest is (`--format md|html|json`)."""
     funnel = report.validity
     lines: list[object] = []
+    status = funnel.qualification
+    if status is not None and not status.qualified:
+        lines.append(f"[bold red]WARNING: {escape(status.summary)}[/]")
+    elif status is not None:
+        lines.append(escape(status.summary))
     if funnel.controls is not None and funnel.controls.failed:
         lines.append(f"[bold red]WARNING: {escape(funnel.controls.summary)}[/]")
     elif funnel.controls is not None:

@@ -40,8 +40,15 @@ def generate(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the estimated calls and cost; run nothing.")
     ] = False,
+    skip_qualify: Annotated[
+        bool,
+        typer.Option(
+            "--skip-qualify",
+            help="Do not qualify the oracle first (the reports then say it is unqualified).",
+        ),
+    ] = False,
 ) -> None:
-    """Derive, validate and store a scorer-specific test suite."""
+    """Derive, validate and store a scorer-specific test suite (qualifying its oracle first)."""
     from sane import api
     from sane.estimate import estimate_inputs, render_estimate
     from sane.report import build_report
@@ -51,10 +58,26 @@ def generate(
         with errors_to_exit_codes():
             plan = estimate_inputs(spec, run, examples=examples)
         out.print(render_estimate(plan), markup=False, highlight=False, soft_wrap=True)
+        if not skip_qualify:
+            from sane.qualification.qualify import quick_calls
+
+            out.print(
+                f"  plus the oracle's qualification first: up to {quick_calls()} calls per "
+                "oracle model (cached; --skip-qualify skips it)",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
         return
     with errors_to_exit_codes(), progress_display(not quiet) as progress:
         snapshot = api.generate(
-            spec, suite=suite, config=run, examples=examples, llm=llm, progress=progress
+            spec,
+            suite=suite,
+            config=run,
+            examples=examples,
+            llm=llm,
+            progress=progress,
+            qualify=not skip_qualify,
         )
     funnel = build_report(snapshot).validity
     print_validity(funnel)

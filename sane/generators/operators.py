@@ -35,43 +35,53 @@ def _capability_id(operator: str) -> str:
     return f"cap-{operator.replace('_', '-')}"
 
 
+def grid_capabilities() -> list[Capability]:
+    """One capability per code edit, in name order."""
+    return [
+        Capability(
+            id=_capability_id(operator),
+            name=operator.replace("_", " "),
+            description=f"How the score responds to a code edit: {instruction}",
+            requirement=Requirement.monotonicity,
+        )
+        for operator, instruction in sorted(OPERATORS.items())
+    ]
+
+
+def grid_recipes(capability_id: str, generator: str = NAME) -> list[Recipe]:
+    """The edit's recipes: one per pair relation, built on the edit (cases written by code)."""
+    (operator,) = [o for o in OPERATORS if _capability_id(o) == capability_id]
+    return [
+        Recipe(
+            id=f"rec-{operator.replace('_', '-')}-{kind.replace('_', '-')}",
+            capability_id=capability_id,
+            requirement=KINDS[kind].home,
+            name=f"{operator.replace('_', ' ')}: {kind.replace('_', ' ')}",
+            instruction=OPERATORS[operator],
+            variant_roles=["original", "perturbed"],
+            relation=PairRelation(kind=kind),  # type: ignore[arg-type]
+            rationale="the operator grid: every code edit under every pair direction",
+            generator=generator,
+            transform=operator,
+        )
+        for kind in pair_kinds()
+    ]
+
+
 class OperatorGrid:
-    """Capabilities and recipes of the operator grid (the same for every scorer)."""
+    """The grid as a generator (the same for every scorer; no model call)."""
 
     name = NAME
 
     async def capabilities(
         self, llm: LLMClient, spec: ScorerSpec, examples: list[Example], config: RunConfig
     ) -> list[Capability]:
-        return [
-            Capability(
-                id=_capability_id(operator),
-                name=operator.replace("_", " "),
-                description=f"How the score responds to a code edit: {instruction}",
-                requirement=Requirement.monotonicity,
-            )
-            for operator, instruction in sorted(OPERATORS.items())
-        ]
+        return grid_capabilities()
 
     async def recipes(
         self, llm: LLMClient, spec: ScorerSpec, capability: Capability, config: RunConfig
     ) -> tuple[list[Recipe], list[str]]:
-        (operator,) = [o for o in OPERATORS if _capability_id(o) == capability.id]
-        return [
-            Recipe(
-                id=f"rec-{operator.replace('_', '-')}-{kind.replace('_', '-')}",
-                capability_id=capability.id,
-                requirement=KINDS[kind].home,
-                name=f"{operator.replace('_', ' ')}: {kind.replace('_', ' ')}",
-                instruction=OPERATORS[operator],
-                variant_roles=["original", "perturbed"],
-                relation=PairRelation(kind=kind),  # type: ignore[arg-type]
-                rationale="the operator grid: every code edit under every pair direction",
-                generator=config.generator,
-                transform=operator,
-            )
-            for kind in pair_kinds()
-        ], []
+        return grid_recipes(capability.id, config.generator), []
 
 
 @register_generator(NAME)

@@ -29,7 +29,7 @@ from sane.llm._budget import Budget, price
 from sane.llm._cache import CachedResponse, ResponseCache, call_key
 from sane.llm._litellm import ensure_litellm_ready
 from sane.llm._providers import OPENAI_PREFIX, CallContext, Route, resolve_route, server_model
-from sane.llm._retry import backoff_delay, is_transient
+from sane.llm._retry import backoff_delay, is_authentication, is_transient
 from sane.llm._router import RateLimits, RouterHolder, load_router
 from sane.llm._secrets import redact
 from sane.llm._settings import LLMSettings
@@ -260,7 +260,9 @@ class LLMClient:
                     await asyncio.sleep(backoff_delay(error, attempt, self._settings.backoff_s))
                     continue
                 raise LLMError(
-                    model, f"provider error after {attempt + 1} attempt(s): {message}"
+                    model,
+                    f"provider error after {attempt + 1} attempt(s): {message}",
+                    authentication=is_authentication(error),
                 ) from None
             latency = time.monotonic() - started
             entry = CachedResponse(

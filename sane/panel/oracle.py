@@ -123,6 +123,8 @@ class OraclePanel:
                     self._ask(model, contrast, index, ballot),
                 )
         except LLMError as exc:
+            if exc.authentication:
+                raise  # a refused key is no vote: every later call would be refused too
             return Vote(**base, decision=Decision.unresolved, error=exc.cause)
         if contrast is None:
             return Vote(

@@ -80,19 +80,9 @@ class Reference:
     def spec(self) -> Path:
         return CRITERIA_DIR / f"{self.name}.yaml"
 
-    def examples(self, out: Path) -> Path:
-        """The criterion's examples and its further examples (`NAME.sweep.jsonl`: longer
-        texts, so that every code edit changes enough of them), written as one file in `out`."""
-        path = out / f"{self.name}.jsonl"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            "".join(
-                (CRITERIA_DIR / name).read_text(encoding="utf-8")
-                for name in (f"{self.name}.jsonl", f"{self.name}.sweep.jsonl")
-            ),
-            encoding="utf-8",
-        )
-        return path
+    @property
+    def examples(self) -> Path:
+        return CRITERIA_DIR / f"{self.name}.jsonl"
 
 
 REFERENCES: dict[str, Reference] = {

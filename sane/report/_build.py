@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from sane.panel import controls
+from sane.qualification.record import QualificationStatus
 from sane.records import (
     CallRecord,
     Case,
@@ -255,6 +256,9 @@ def _funnel(snapshot: SuiteSnapshot, validity: _Validity, fault_detecting: int) 
         ),
         guards=_guard_counts(snapshot, validity),
         controls=_controls(snapshot),
+        qualification=QualificationStatus.of(
+            snapshot.config.panel, snapshot.config.oracle_models, snapshot.qualifications
+        ),
     )
 
 

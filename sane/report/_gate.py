@@ -7,7 +7,8 @@ limits are lower bounds: it passes when its pass rate is at least the limit. A t
 a target whose every case execution errored, or a suite with no executed target at
 all, fails the gate: nothing measured is not "within limits" (the CLI gives such a
 failure its own exit code). `max_control_false_accept` gates the suite itself: the share of
-planted known-wrong items its oracle panel accepted (a suite without controls fails).
+planted known-wrong items its oracle panel accepted (a suite without controls fails);
+`require_qualified_oracle` too: its oracle must have qualified for its panel (sane qualify).
 """
 
 from __future__ import annotations
@@ -30,11 +31,16 @@ class Limits(BaseModel):
     max_faults_per_requirement: dict[str, int] = Field(default_factory=dict)
     max_errors: int | None = Field(default=None, ge=0)
     max_control_false_accept: float | None = Field(default=None, ge=0.0, le=1.0)
+    require_qualified_oracle: bool = False  # the suite's oracle qualified for its panel
     min_pass_rate: float | None = Field(default=None, ge=0.0, le=1.0)  # every target
     min_pass_rate_per_target: dict[str, float] = Field(default_factory=dict)
 
     def any(self) -> bool:
-        return self.per_target() or self.max_control_false_accept is not None
+        return (
+            self.per_target()
+            or self.max_control_false_accept is not None
+            or self.require_qualified_oracle
+        )
 
     def per_target(self) -> bool:
         """Whether any limit applies to targets (the control limit applies to the suite)."""
@@ -170,6 +176,17 @@ def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -
                 limit=limits.max_control_false_accept,
             )
         )
+    if limits.require_qualified_oracle:
+        status = report.validity.qualification
+        checks.append(
+            Check(
+                target="(oracle panel)",
+                measure="oracle qualified",
+                value=float(bool(status and status.qualified)),
+                limit=1.0,
+                bound="min",
+            )
+        )
     return GateResult(checks=checks, problems=problems)
 
 
@@ -192,11 +209,12 @@ def render_gate(report: Report, result: GateResult) -> str:
 
 def gate_document(report: Report, result: GateResult) -> dict[str, Any]:
     """The gate as JSON (`sane check --json`): the verdict, every check, every problem."""
-    controls = report.validity.controls
+    controls, qualification = report.validity.controls, report.validity.qualification
     return {
         "suite": report.suite.scorer,
         "passed": result.passed,
         "measured": result.measured,
+        "oracle_qualified": bool(qualification and qualification.qualified),
         "panel_failed_controls": bool(controls and controls.failed),
         "checks": [check.model_dump(mode="json") for check in result.checks],
         "problems": result.problems,
@@ -213,6 +231,12 @@ def junit_xml(report: Report, result: GateResult) -> str:
         failures=str(sum(c.value is not None and not c.passed for c in result.checks)),
         errors=str(sum(c.value is None for c in result.checks) + len(result.problems)),
     )
+    status = report.validity.qualification
+    if status is not None:  # first, as in every report: whether the oracle qualified
+        properties = ElementTree.SubElement(suite, "properties")
+        ElementTree.SubElement(
+            properties, "property", name="oracle_qualification", value=status.summary
+        )
     for check in result.checks:
         case = ElementTree.SubElement(
             suite, "testcase", classname=f"sane.{check.target}", name=check.measure

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import Field
 
 from sane._record import Record
+from sane.qualification.record import QualificationStatus
 from sane.stats import (
     ConfigSensitivity,
     LabelAgreement,
@@ -96,6 +97,8 @@ class Funnel(Record):
     # (case_no_op) in code, whatever the panel said.
     guards: dict[str, int] = Field(default_factory=dict)
     controls: Controls | None = None
+    # whether the oracle was shown good enough for the suite's panel (sane.qualification)
+    qualification: QualificationStatus | None = None
 
 
 class GroupSummary(Record):

@@ -119,6 +119,15 @@ def with_run_inputs(model: str, spec: Path, examples: Path) -> str:
     ).model_string()
 
 
+def with_truth(model: str, truth: str, spec: Path, examples: Path) -> str:
+    """A `sim/...` string at the same skill, answering from another truth (how `sane qualify`
+    asks a simulated oracle about its own reference criteria); others unchanged."""
+    if not is_simulated(model):
+        return model
+    update = {"truth": truth, "spec": spec.resolve(), "examples": examples.resolve()}
+    return parse(model).model_copy(update=update).model_string()
+
+
 # The check runs before a run starts (sane.llm's `check_model`), from this light module of the
 # `sane.model_checks` entry-point group; the route lives in sane.simulation.provider.
 from sane.llm.providers import MODEL_CHECKS

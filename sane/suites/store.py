@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import TypeAdapter
 
 from sane.errors import InputError
+from sane.qualification.record import Qualification
 from sane.records import (
     CallRecord,
     Capability,
@@ -226,6 +227,18 @@ class SuiteStore:
                 "suite already holds a different spec, examples or configuration "
                 "(only targets may change); use a new --suite file",
             )
+
+    def put_qualification(self, qualification: Qualification) -> None:
+        """Keep an oracle model's qualification (one per model; a newer one replaces it)."""
+        stored = self._get_meta("qualifications") or {}
+        assert isinstance(stored, dict)
+        stored[qualification.model] = qualification.model_dump(mode="json")
+        self._set_meta("qualifications", stored)
+
+    def qualifications(self) -> list[Qualification]:
+        stored = self._get_meta("qualifications") or {}
+        assert isinstance(stored, dict)
+        return [Qualification.model_validate(value) for value in stored.values()]
 
     def spec_dir(self) -> Path | None:
         """Where a suite written before targets were frozen into it found its spec's files."""
@@ -529,6 +542,7 @@ class SuiteStore:
             executions=self.executions(),
             calls=self.calls(),
             errors=self.errors(),
+            qualifications=self.qualifications(),
         )
 
     def close(self) -> None:

@@ -73,6 +73,7 @@ def test_guards_repair_reject_and_count_and_the_panel_never_sees_rejections(work
     assert controls.summary.startswith("The oracle panel FAILED its controls")
     # ...first, in every report
     markdown = render_markdown(report)
-    assert markdown.splitlines()[2].startswith("> **The oracle panel FAILED its controls")
+    assert markdown.splitlines()[2].startswith("> **Oracle NOT qualified")  # never qualified
+    assert markdown.splitlines()[4].startswith("> **The oracle panel FAILED its controls")
     html = report_html(suite)
     assert html.index("data-controls-failed") < html.index('id="funnel"')

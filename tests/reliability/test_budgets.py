@@ -68,6 +68,7 @@ def test_cost_budget_on_a_priced_model(
         fault_server.base_url,
         "--cache",
         tiny / "c.db",
+        "--skip-qualify",
         "--cases",
         "3",
         "--capabilities",
@@ -158,7 +159,7 @@ def test_a_tiny_call_budget_still_finishes_by_reruns(kt, tiny: Path) -> None:
     argv = [
         "generate", tiny / "tiny_spec.yaml", "--model", "scripted", "--script",
         tiny / "tiny_script.yaml", "--suite", tiny / "suite.db", "--cases", "4",
-        "--cache", tiny / "c.db", "--quiet",
+        "--cache", tiny / "c.db", "--skip-qualify", "--quiet",
     ]  # fmt: skip
     codes = _until_done(argv, ["--max-calls", "4"])
     assert codes[-1] == 0 and len(codes) > 2

@@ -22,7 +22,7 @@ from sane.prompts import messages
 from sane.records import PairRelation
 from sane.simulation.params import parse, with_run_inputs
 from sane.simulation.provider import corrupt
-from tests.simulation.sim_helpers import oracle, sweep_spec
+from tests.simulation.sim_helpers import oracle, refs, sweep_spec
 from tests.simulation.test_prompt_reader import CASE, RECIPE, SPEC
 
 QUESTIONS = [f"q{i}" for i in range(4000)]
@@ -74,7 +74,7 @@ def test_bad_strings_are_refused_before_a_run() -> None:
 
 def _client(tmp_path: Path) -> tuple[LLMClient, str]:
     spec = sweep_spec(tmp_path)
-    model = with_run_inputs(oracle(accuracy=1.0), spec, spec.with_suffix(".jsonl"))
+    model = with_run_inputs(oracle(accuracy=1.0), spec, refs.REFERENCES["number_fidelity"].examples)
     return LLMClient(LLMSettings(cache_path=tmp_path / "cache.db", backoff_s=0.0)), model
 
 

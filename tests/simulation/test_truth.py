@@ -19,7 +19,9 @@ CHANGE_NUMBER = OPERATORS["change_number"]
 @pytest.fixture(scope="module")
 def truth(tmp_path_factory: pytest.TempPathFactory):
     spec = sweep_spec(tmp_path_factory.mktemp("truth"))
-    return load_truth(refs.ref("number_fidelity", "reference"), spec, spec.with_suffix(".jsonl"))
+    return load_truth(
+        refs.ref("number_fidelity", "reference"), spec, refs.REFERENCES["number_fidelity"].examples
+    )
 
 
 def test_instructions_name_their_edits_word_for_word() -> None:
@@ -100,5 +102,7 @@ def test_an_instruction_no_code_carries_out_has_no_truth(truth) -> None:
 
 def test_the_truth_is_loaded_from_the_files_it_names(tmp_path: Path) -> None:
     spec = sweep_spec(tmp_path)
-    loaded = load_truth(refs.ref("number_fidelity", "reference"), spec, spec.with_suffix(".jsonl"))
+    loaded = load_truth(
+        refs.ref("number_fidelity", "reference"), spec, refs.REFERENCES["number_fidelity"].examples
+    )
     assert len(loaded.examples) == 12 and loaded.spec.scored_field == "summary"
