@@ -222,12 +222,13 @@ def run_cell(
     return cell
 
 
-def _ratio(num: float, den: float) -> float | None:
+def ratio(num: float, den: float) -> float | None:
     return None if den == 0 else round(num / den, 3)
 
 
-def summarise(cells: list[Cell]) -> dict:
-    """One GENERATOR/PANEL entry: the metrics pooled over the criteria."""
+def pooled(cells: list) -> dict:
+    """The figures every validity table gives, pooled over its cells (a Cell here, a sweep's
+    SweepCell: both carry the counts read from a suite's report)."""
     ladder_rates = []
     for amplitude in refs.NOISE_LADDER:
         step = refs.ladder_name(amplitude)
@@ -242,18 +243,25 @@ def summarise(cells: list[Cell]) -> dict:
     mutants = [k for c in cells for k in c.killed.values()]
     return {
         "validated_families": validated,
-        "reference_false_fault_rate": _ratio(
+        "reference_false_fault_rate": ratio(
             sum(c.reference_faults for c in cells), sum(c.reference_cases for c in cells)
         ),
-        "mutation_score": _ratio(sum(mutants), len(mutants)),
+        "mutation_score": ratio(sum(mutants), len(mutants)),
         "ladder_spearman": spearman,
-        "control_false_accept": _ratio(
+        "control_false_accept": ratio(
             sum(c.controls_wrong for c in cells), sum(c.controls_items for c in cells)
         ),
-        "control_order_inconsistent": _ratio(
+        "oracle_calls_per_validated_family": ratio(sum(c.oracle_calls for c in cells), validated),
+    }
+
+
+def summarise(cells: list[Cell]) -> dict:
+    """One GENERATOR/PANEL entry: the metrics pooled over the criteria."""
+    return {
+        **pooled(cells),
+        "control_order_inconsistent": ratio(
             sum(c.order_inconsistent for c in cells), sum(c.order_votes for c in cells)
         ),
-        "oracle_calls_per_validated_family": _ratio(sum(c.oracle_calls for c in cells), validated),
         "wall_s": round(sum(c.wall_s for c in cells), 1),
     }
 

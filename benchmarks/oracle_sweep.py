@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -49,8 +48,8 @@ from pathlib import Path
 from typing import get_args
 
 import reference_scorers as refs
+from bench_validity import measure, pooled, ratio, write_spec
 from pydantic import BaseModel
-from scipy.stats import spearmanr
 
 ACCURACIES = (0.55, 0.65, 0.75, 0.85, 0.95, 1.0)
 CORRELATIONS = (0.0, 0.2)
@@ -93,8 +92,6 @@ class SweepCell(BaseModel):
 
 def sweep_spec(out: Path, criterion: str) -> Path:
     """The criterion's spec with the reference and its mutants as targets, under `out`."""
-    from bench_validity import write_spec
-
     return write_spec(out, criterion)
 
 
@@ -135,8 +132,6 @@ def _right_recipes(suite: Path, spec: Path, criterion: str) -> tuple[set[str], s
 
 def run_cell(job: dict) -> SweepCell:
     """Generate, execute and measure one suite (in a worker process; resumable)."""
-    from bench_validity import measure
-
     from sane import api
     from sane.llm import LLMSettings
     from sane.run_config import run_config
@@ -195,45 +190,21 @@ def run_cell(job: dict) -> SweepCell:
     return cell
 
 
-def _ratio(num: float, den: float) -> float | None:
-    return None if den == 0 else round(num / den, 4)
-
-
 def false_fault_rate(cell: SweepCell) -> float:
     return cell.reference_faults / cell.reference_cases if cell.reference_cases else 0.0
 
 
 def summarise(cells: list[SweepCell]) -> dict:
     """One PANEL/accuracy/correlation entry, pooled over seeds and criteria."""
-    ladder_rates = []
-    for amplitude in refs.NOISE_LADDER:
-        step = refs.ladder_name(amplitude)
-        runs = sum(c.ladder[step][1] for c in cells)
-        ladder_rates.append(None if runs == 0 else sum(c.ladder[step][0] for c in cells) / runs)
-    spearman = None
-    if None not in ladder_rates and len(set(ladder_rates)) > 1:
-        rho = spearmanr([-a for a in refs.NOISE_LADDER], ladder_rates).statistic
-        spearman = None if math.isnan(rho) else round(float(rho), 3)
-    validated = sum(c.validated_families for c in cells)
-    mutants = [k for c in cells for k in c.killed.values()]
     return {
         "suites": len(cells),
-        "validated_families": validated,
-        "reference_false_fault_rate": _ratio(
-            sum(c.reference_faults for c in cells), sum(c.reference_cases for c in cells)
-        ),
-        "mutation_score": _ratio(sum(mutants), len(mutants)),
-        "ladder_spearman": spearman,
-        "control_false_accept": _ratio(
-            sum(c.controls_wrong for c in cells), sum(c.controls_items for c in cells)
-        ),
-        "controls_failed": _ratio(sum(c.controls_failed for c in cells), len(cells)),
-        "right_recipe_recall": _ratio(
+        **pooled(cells),
+        "controls_failed": ratio(sum(c.controls_failed for c in cells), len(cells)),
+        "right_recipe_recall": ratio(
             sum(c.right_validated for c in cells), sum(c.right_proposed for c in cells)
         ),
         "wrong_recipes_validated": sum(c.wrong_validated for c in cells),
         "no_truth_recipes": sum(c.no_truth for c in cells),
-        "oracle_calls_per_validated_family": _ratio(sum(c.oracle_calls for c in cells), validated),
     }
 
 
@@ -287,7 +258,7 @@ def checks(cells: list[SweepCell]) -> dict:
         "perfect_oracle_inexact": wrong_at_perfect,
         "bad_suites": len(bad),
         "bad_suites_with_passing_controls": len(passed),
-        "bad_suites_passing_share": _ratio(len(passed), len(bad)),
+        "bad_suites_passing_share": ratio(len(passed), len(bad)),
     }
 
 

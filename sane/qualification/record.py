@@ -91,4 +91,6 @@ class QualificationStatus(Record):
         qualified = all(q.qualifies.get(panel, False) for q in models)
         verdicts = "; ".join(q.verdict(panel) for q in models)
         head = "Oracle qualified" if qualified else "Oracle NOT qualified"
+        if any(q.simulated for q in models):
+            head += " (SIMULATED oracle: this measures the method, not a model)"
         return cls(panel=panel, qualified=qualified, summary=f"{head}: {verdicts}", models=models)

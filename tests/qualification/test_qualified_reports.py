@@ -28,7 +28,7 @@ def test_an_unqualified_oracle_comes_first_in_every_format(poor: Path) -> None:
     report = api.report(poor)
     status = report.validity.qualification
     assert status is not None and not status.qualified
-    assert status.summary.startswith("Oracle NOT qualified: simulated oracle")
+    assert status.summary.startswith("Oracle NOT qualified (SIMULATED oracle")
     (model,) = status.models
     assert model.simulated and model.accuracy.rate is not None and model.accuracy.rate < 0.75
     markdown = render_markdown(report).splitlines()
@@ -56,7 +56,7 @@ def test_the_terminal_and_the_gate_say_it_too(poor: Path) -> None:
 def test_a_qualified_oracle_and_a_skipped_one(tmp_path: Path) -> None:
     good = api.report(simulated_suite(tmp_path, 1.0))
     assert good.validity.qualification is not None and good.validity.qualification.qualified
-    assert good.validity.qualification.summary.startswith("Oracle qualified: simulated oracle")
+    assert good.validity.qualification.summary.startswith("Oracle qualified (SIMULATED oracle")
     assert evaluate(good, Limits(require_qualified_oracle=True)).passed
     skipped = api.report(simulated_suite(tmp_path / "skipped", 1.0, qualify=False))
     status = skipped.validity.qualification
