@@ -14,8 +14,6 @@ import pytest
 from reliability_helpers import KILL_TRIALS
 from reliability_helpers import kill_trials as load_kill_trials
 
-SCRIPT = KILL_TRIALS
-
 
 @pytest.fixture(scope="module")
 def kill_trials():
@@ -41,7 +39,7 @@ def test_the_documented_kill_trials_script_passes_as_documented() -> None:
     import subprocess
 
     run = subprocess.run(
-        [sys.executable, str(SCRIPT), "--trials", "1", "--seed", "3"],
+        [sys.executable, str(KILL_TRIALS), "--trials", "1", "--seed", "3"],
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
