@@ -21,7 +21,7 @@ from sane.suites.store import SuiteStore, read_stored_report
 if TYPE_CHECKING:
     from sane._runtime import Progress, RunContext
     from sane.llm import LLMClient, LLMSettings
-    from sane.qualification.qualify import Qualification
+    from sane.qualification.record import Qualification
     from sane.report import LiveOptions
     from sane.scorers.base import Target
     from sane.suites.targets import CodeTrust
