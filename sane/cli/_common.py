@@ -170,20 +170,30 @@ TrustSuiteCode = Annotated[
 ]
 
 
+def trust_lines(funnel: Funnel) -> list[tuple[str, bool]]:
+    """What every terminal summary says first, as (line, is a warning): whether the oracle
+    qualified, then how the panel did on its planted controls."""
+    lines = []
+    status, controls = funnel.qualification, funnel.controls
+    if status is not None:
+        lines.append((status.summary, not status.qualified))
+    if controls is not None:
+        lines.append((controls.summary, controls.failed))
+    else:
+        lines.append(
+            ("This suite has no planted controls: its panel's error is unmeasured.", False)
+        )
+    return lines
+
+
 def print_validity(funnel: Funnel) -> None:
-    """The suite's own validity in plain words: a failed panel first, then guards and controls."""
+    """The suite's own validity in plain words: the oracle and the panel first, then guards."""
     from sane.validators.guards import guard_text
 
-    controls, status = funnel.controls, funnel.qualification
-    if status is not None and not status.qualified:
-        err.print(f"WARNING: {status.summary}", style="bold red", markup=False)
-    elif status is not None:
-        err.print(status.summary, markup=False)
-    if controls is not None and controls.failed:
-        err.print(f"WARNING: {controls.summary}", style="bold red", markup=False)
-    elif controls is not None:
-        err.print(controls.summary, markup=False)
-    else:
-        err.print("This suite has no planted controls: its panel's error is unmeasured.")
+    for line, warning in trust_lines(funnel):
+        if warning:
+            err.print(f"WARNING: {line}", style="bold red", markup=False)
+        else:
+            err.print(line, markup=False)
     caught = "; ".join(f"{n} {guard_text(g)}" for g, n in funnel.guards.items())
     err.print(f"validity guards: {caught or 'nothing caught'}", markup=False)

@@ -13,7 +13,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from sane.cli._common import TrustSuiteCode, app, err, errors_to_exit_codes, out
+from sane.cli._common import TrustSuiteCode, app, err, errors_to_exit_codes, out, trust_lines
 from sane.cli._llm_options import llm_options
 from sane.errors import InputError
 from sane.llm import LLMSettings
@@ -116,18 +116,10 @@ def summary_renderables(report: Report) -> list[object]:
     """What a person reads first: whether the panel can be trusted, the funnel, the targets,
     then where the rest is (`--format md|html|json`)."""
     funnel = report.validity
-    lines: list[object] = []
-    status = funnel.qualification
-    if status is not None and not status.qualified:
-        lines.append(f"[bold red]WARNING: {escape(status.summary)}[/]")
-    elif status is not None:
-        lines.append(escape(status.summary))
-    if funnel.controls is not None and funnel.controls.failed:
-        lines.append(f"[bold red]WARNING: {escape(funnel.controls.summary)}[/]")
-    elif funnel.controls is not None:
-        lines.append(escape(funnel.controls.summary))
-    else:
-        lines.append("This suite has no planted controls: its panel's error is unmeasured.")
+    lines: list[object] = [
+        f"[bold red]WARNING: {escape(line)}[/]" if warning else escape(line)
+        for line, warning in trust_lines(funnel)
+    ]
     lines.append(
         f"{escape(report.suite.scorer)}: {funnel.candidate_recipes} candidate recipes, "
         f"{funnel.aligned_recipes} aligned, {funnel.validated_families} validated families, "

@@ -25,7 +25,7 @@ import inspect
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -48,11 +48,17 @@ class NoTruth(ValueError):
     """A question with no exact answer here (an instruction no code edit carries out)."""
 
 
-def edit_for(instruction: str) -> str | None:
-    """The code edit (transform name) an instruction names word for word, or None."""
+@cache
+def _edits() -> dict[str, str]:
+    """Instruction -> code edit, for the catalogue's operators and the faithful controls."""
     edits = {text.strip(): name for name, text in OPERATORS.items()}
     edits.update({text.strip(): name for name, (_, text) in FAITHFUL_EDITS.items()})
-    return edits.get(instruction.strip())
+    return edits
+
+
+def edit_for(instruction: str) -> str | None:
+    """The code edit (transform name) an instruction names word for word, or None."""
+    return _edits().get(instruction.strip())
 
 
 def direction(compared: float, judged: float, tolerance: float = TOLERANCE) -> Direction:
