@@ -6,7 +6,7 @@ or the same score under this criterion?". Before spending an hour on
 ``bench_validity.py``, this measures the answer itself. The pairs are the validity
 benchmark's reference criteria (``sane/qualification/criteria/``, computed exactly by
 ``sane.qualification.references``) crossed with the catalogue of code edits
-(``sane.generators.transforms.OPERATORS``): each pair's right answer is the sign of the
+(``sane.edits.OPERATORS``): each pair's right answer is the sign of the
 reference's score change, so no human labels anything.
 
 Each pair is asked as the blind panel asks a case (``vote_case_direction.j2``, through
@@ -44,7 +44,7 @@ from pathlib import Path
 
 import reference_scorers as refs
 
-from sane.generators.transforms import OPERATORS, TransformError, TransformInput, apply_transform
+from sane.edits import OPERATORS, TransformError, TransformInput, apply_transform
 from sane.inputs import load_examples, load_spec
 from sane.llm import LLMClient, LLMSettings
 from sane.panel.ballots import TEXTS_EXCHANGED, TURNED_ROUND, DirectionBallot

@@ -48,7 +48,6 @@ import math
 import sys
 import time
 from pathlib import Path
-from typing import get_args
 
 import reference_scorers as refs
 import yaml
@@ -58,8 +57,9 @@ from scipy.stats import spearmanr
 from sane import api
 from sane.analyses.baseline import suite_file
 from sane.llm import LLMSettings
-from sane.records import PanelKind, RunConfig
-from sane.report import Report, TargetSummary
+from sane.panel.kinds import PANEL_KINDS
+from sane.records import RunConfig
+from sane.reporting import Report, TargetSummary
 from sane.run_config import run_config
 from sane.suites.store import SuiteStore
 
@@ -94,7 +94,7 @@ class Plan(BaseModel):
 # criterion and panel, so its other panels are left to the full run.
 QUICK = Plan(
     generators=["derived", "fixed:jrh"],
-    panels=list(get_args(PanelKind)),
+    panels=list(PANEL_KINDS),
     fixed_panels=["contrastive"],
     capabilities=2,
     recipes_per_capability=1,
@@ -102,7 +102,7 @@ QUICK = Plan(
 )
 FULL = Plan(
     generators=["derived", "fixed:jrh", "fixed:behavioral", "fixed:scoring-rules"],
-    panels=list(get_args(PanelKind)),
+    panels=list(PANEL_KINDS),
     capabilities=4,
     recipes_per_capability=2,
     cases=5,
@@ -289,7 +289,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--oracle-model", action="append", default=[])
     parser.add_argument("--criteria", nargs="+", default=list(CRITERIA), choices=CRITERIA)
     parser.add_argument("--generators", nargs="+", help="override the plan's generators")
-    parser.add_argument("--panels", nargs="+", choices=get_args(PanelKind))
+    parser.add_argument("--panels", nargs="+", choices=list(PANEL_KINDS))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--script", type=Path, help="scripted model's rules file (tests)")
     args = parser.parse_args(argv)

@@ -45,7 +45,6 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
-from typing import get_args
 
 import reference_scorers as refs
 from bench_validity import measure, pooled, ratio, write_spec
@@ -263,12 +262,13 @@ def checks(cells: list[SweepCell]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    from sane.records import PanelKind, RunConfig
+    from sane.panel.kinds import PANEL_KINDS
+    from sane.records import RunConfig
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("out/bench-validity/oracle-sweep"))
     parser.add_argument("--criteria", nargs="+", default=list(refs.REFERENCES))
-    parser.add_argument("--panels", nargs="+", default=list(get_args(PanelKind)))
+    parser.add_argument("--panels", nargs="+", default=list(PANEL_KINDS))
     parser.add_argument("--accuracies", nargs="+", type=float, default=list(ACCURACIES))
     parser.add_argument("--correlations", nargs="+", type=float, default=list(CORRELATIONS))
     parser.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 per setting")

@@ -43,7 +43,7 @@ from sane.analyses.human_alignment import human_benchmark
 from sane.errors import SaneError
 from sane.generators import get_generator
 from sane.llm import LLMSettings
-from sane.report import build_report
+from sane.reporting import build_report
 from sane.suites.store import SuiteStore
 
 HERE = Path(__file__).resolve().parent

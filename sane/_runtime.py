@@ -1,9 +1,9 @@
 """What the workflow's stages share at run time.
 
-The LangGraph state holds only which recipes flow where (small ids); live
-objects (the store, the LLM client, the panel, the targets) and the progress
-shared by concurrent recipe flows travel in this context, built fresh by every
-run; what a run decided lives in the store.
+The LangGraph state carries what each stage produced for the next (sane.workflow); the
+live objects every stage uses (the store, the LLM client, the panel, the targets) travel
+in this context, built fresh by every run; what a run decided lives in the store, which
+is also how a rerun resumes.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from sane.errors import BudgetExceeded
+from sane.panel.kinds import PanelKind, panel_kind
 from sane.panel.oracle import OraclePanel
 from sane.records import (
     Example,
@@ -67,20 +68,33 @@ class RunContext:
     definitions: dict[str, str] = field(default_factory=dict)  # target -> definition_sha256
     execution: ExecuteConfig = field(default_factory=ExecuteConfig)
     progress: Progress = _no_progress
-    flows: RecipeFlows | None = None  # set by sane.stages.plan_recipe_flows
+
+    @property
+    def panel_kind(self) -> PanelKind:
+        """How this suite's panel asks each question (sane.panel.kinds)."""
+        return panel_kind(self.config.panel)
 
 
 @dataclass
 class RecipeFlows:
-    """What the concurrent recipe flows of one run share (sane.stages.recipe_flow): the
-    recipes (id -> sequence number, recipe) and the decisions stored when they started
-    (read once, not once per flow), their progress, and the first budget stop, which ends
-    the run where the flows join."""
+    """What the concurrent recipe flows of one run share (sane.stages.recipe_flow), carried
+    to each by the graph: the recipes (id -> sequence number, recipe) and the decisions
+    stored when they started (read once, not once per flow), and their progress."""
 
+    kept: list[str]  # the recipes that flow on (no guard rejected them), in stored order
     recipes: dict[str, tuple[int, Recipe]]
     decisions: dict[Question, dict[str, PanelDecision]]
     alignment: Tally
     cases: Tally
+
+
+@dataclass(frozen=True)
+class RecipeOutcome:
+    """What one recipe flow produced: whether its recipe was aligned (its family's cases were
+    then written and decided), and the budget stop that ended it early, if one did."""
+
+    recipe_id: str
+    aligned: bool
     budget_stop: BudgetExceeded | None = None
 
 

@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 from sane.errors import InputError
 from sane.records import ExecuteConfig, ExecutionRecord, RunConfig, Stage, SuiteSnapshot
-from sane.report import Report, code_fingerprint
+from sane.reporting import Report, code_fingerprint
 from sane.suites.store import SuiteStore, read_stored_report
 
 if TYPE_CHECKING:
     from sane._runtime import Progress, RunContext
     from sane.llm import LLMClient, LLMSettings
     from sane.qualification.record import Qualification
-    from sane.report import LiveOptions
+    from sane.reporting import LiveOptions
     from sane.scorers.base import Target
-    from sane.suites.targets import CodeTrust
+    from sane.scorers.suite_targets import CodeTrust
 
 # `report` reads a suite and must start fast (CI gates, terminals); the pipeline behind
 # `generate` and `execute` (LangGraph, the agents, the panel, the targets) loads in them.
@@ -102,7 +102,7 @@ def generate(
     from sane.inputs import examples_path, load_examples, load_spec
     from sane.llm import require_prices
     from sane.run_config import check_models, run_config, with_run_inputs
-    from sane.suites.targets import freeze_targets
+    from sane.scorers.suite_targets import freeze_targets
 
     if config is None:
         config = run_config(**options)
@@ -178,9 +178,9 @@ def build_targets(
     store: SuiteStore, llm: LLMClient, names: list[str] | None, trust: CodeTrust
 ) -> tuple[dict[str, Target], list[str]]:
     """Build the suite's targets (or the named ones) from the definitions it holds, and name
-    the code targets that `trust` does not let this run import (sane.suites.targets)."""
+    the code targets that `trust` does not let this run import (sane.scorers.suite_targets)."""
     from sane.scorers import BuildContext, build_target
-    from sane.suites.targets import runnable
+    from sane.scorers.suite_targets import runnable
 
     held = {t.config.name: t for t in store.targets()}
     unknown = [n for n in names or [] if n not in held]
@@ -201,7 +201,7 @@ def add_targets(store: SuiteStore, spec: str | Path) -> list[str]:
     """Add or replace the suite's targets with those of another spec of the same scorer;
     returns the names that spec declares (this run has chosen their code)."""
     from sane.inputs import load_spec
-    from sane.suites.targets import freeze_targets, same_scorer
+    from sane.scorers.suite_targets import freeze_targets, same_scorer
 
     other, path = load_spec(spec)
     same_scorer(store.spec(), other, str(path))
@@ -214,7 +214,7 @@ def _adopt_spec_targets(store: SuiteStore, trust: CodeTrust) -> None:
     """A suite written before targets were frozen into it: freeze its spec's targets from
     the spec folder it recorded, once. Its python targets are imported to be frozen, so only
     with --trust-suite-code; otherwise they stay out (not run)."""
-    from sane.suites.targets import PYTHON_KIND, freeze_targets
+    from sane.scorers.suite_targets import PYTHON_KIND, freeze_targets
 
     spec, spec_dir = store.spec(), store.spec_dir()
     if not spec.targets or store.targets():
@@ -256,7 +256,7 @@ def execute(
     from sane import workflow
     from sane.llm import require_prices
     from sane.run_config import execute_config
-    from sane.suites.targets import NOT_RUN, CodeTrust
+    from sane.scorers.suite_targets import NOT_RUN, CodeTrust
 
     if config is None:
         config = execute_config(**options)
@@ -305,7 +305,7 @@ def execute(
 
 def build_report(snapshot: SuiteSnapshot, **options: Any) -> Report:
     """The report built afresh from a snapshot (the statistics load here, not on import)."""
-    from sane.report import build_report as build
+    from sane.reporting import build_report as build
 
     return build(snapshot, **options)
 
@@ -331,7 +331,7 @@ def report_html(
 ) -> str:
     """The suite's report as one HTML page, from what its store holds now; the page also
     shows each fault's recipe text and each capability's name."""
-    from sane.report import render_html
+    from sane.reporting import render_html
 
     store = SuiteStore(suite, readonly=True)
     try:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from sane._runtime import Progress
     from sane.llm import LLMSettings
     from sane.records import RunConfig
-    from sane.report import Report
+    from sane.reporting import Report
 
 
 class DemoPlan(BaseModel):
@@ -84,7 +84,7 @@ def run_demo(
     # defaults for `sane --help`, which must start fast
     from sane import api
     from sane.output_files import make_folder, write_text_atomic
-    from sane.report import render_markdown
+    from sane.reporting import render_markdown
 
     plan = plan or DemoPlan()
     make_folder(out_dir, "--out")

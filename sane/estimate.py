@@ -3,34 +3,38 @@
 `sane generate --dry-run` prints this instead of running. The call count is an
 upper bound for answers that parse at the first try: every capability yields
 its full quota of recipes, every recipe has a mirror and is aligned, every case
-is written, every panel asks all k votes (a blind panel's case votes two calls
-each, the question and its contrast: sane.panel.ballots) and every family gets
-its planted controls. Real runs make fewer calls (the panel stops once a
+is written, every panel asks all k votes (a vote with a contrast question is two
+calls: sane.panel.kinds) and every family gets its planted controls. The prompts
+and their count per stage are asked of the objects the run itself uses (the
+agents' calls, the panel kind's questions, the votes the panel sends), so the
+estimate and the pipeline cannot drift apart. Real runs make fewer calls (the panel stops once a
 majority is certain, a family stops when it cannot reach tau, the cache replays
 what an earlier run paid for); a reply that needs a schema repair costs up to
-`repair_retries` more calls, shown as the worst case. Token counts come from the
-real prompt templates rendered on the spec and its first example; completion
+`repair_retries` more calls, shown as the worst case. Token counts come from
+those prompts rendered on the spec and its first example; completion
 lengths are assumed. Cost uses litellm's price list where it knows the model.
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from sane.agents import capability_list, case_draft, recipe_list
-from sane.agents.capabilities import PROMPT_EXAMPLES, requirement_meanings
-from sane.generators.transforms import OPERATORS
+from sane.agents import AgentCall, capabilities_call, case_call, recipes_call
 from sane.inputs import examples_path, load_examples, load_spec
-from sane.llm import ensure_litellm_ready, price, with_instruction
-from sane.panel.ballots import Ballot, YesNoBallot, alignment_question, reply_for, with_reply_line
-from sane.prompts import messages
+from sane.llm import LLMSettings, ensure_litellm_ready, price, with_instruction
+from sane.panel import controls
+from sane.panel.ballots import vote_call
+from sane.panel.kinds import CASE_TEMPLATES, PanelQuestion, panel_kind
 from sane.records import (
     Capability,
     Case,
     Example,
     PairRelation,
+    Question,
     Recipe,
     Requirement,
     RunConfig,
@@ -41,7 +45,8 @@ from sane.run_config import check_models
 # Assumed completion lengths (tokens) per call kind; prompts are counted, not assumed.
 COMPLETION_TOKENS = {"capabilities": 600, "recipes": 800, "cases": 400, "votes": 120}
 ANSWER_ONLY_VOTE_TOKENS = 12  # a vote without a rationale: `{"decision": "yes"}`
-REPAIR_RETRIES = 2  # LLMSettings.repair_retries default
+REPAIR_RETRIES: int = LLMSettings.model_fields["repair_retries"].default
+Prompt = list[dict[str, str]]
 
 
 class StageEstimate(BaseModel):
@@ -85,9 +90,33 @@ def _tokens(model: str, prompt: list[dict[str, str]]) -> int:
         return sum(len(m["content"]) for m in prompt) // 4
 
 
-def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> dict[str, list]:
-    """One representative prompt per call kind, rendered from the real templates."""
-    example = examples[0]
+@dataclass(frozen=True)
+class _Stage:
+    """One stage of the plan: the prompts one unit of it sends (each once per vote for a
+    panel stage), how many units there are, and the formula in words."""
+
+    stage: str
+    prompts: list[Prompt]
+    units: int
+    formula: str
+    votes: bool = False
+
+
+def _distinct(prompts: list[Prompt | None]) -> list[Prompt]:
+    """The prompts a unit pays for: the cache replays a prompt sent twice (a blind
+    panel's mirror asks its recipe's own direction question)."""
+    found: dict[str, Prompt] = {}
+    for prompt in prompts:
+        if prompt is not None:
+            found.setdefault(json.dumps(prompt, sort_keys=True), prompt)
+    return list(found.values())
+
+
+def _representatives(
+    spec: ScorerSpec, examples: list[Example]
+) -> tuple[Capability, Recipe, Case, list[Recipe]]:
+    """A capability, a pair recipe, its first case and a suite with another instruction
+    (for a decoy): what the run's own objects render the representative prompts from."""
     capability = Capability(
         id="cap-1",
         name="capability",
@@ -104,113 +133,126 @@ def _prompts(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> di
         relation=PairRelation(kind="decrease"),
         rationale="Why the relation holds for this criterion. " * 2,
     )
-    text = example[spec.scored_field]
+    other = recipe.model_copy(update={"id": "rec-1-2", "instruction": "Rewrite it. " * 9})
+    text = examples[0][spec.scored_field]
     case = Case(
         id="rec-1-1/case-0",
         recipe_id="rec-1-1",
         index=0,
         example_index=0,
-        example=example,
+        example=examples[0],
         variants={"original": text, "perturbed": text},
     )
-    relation_json = recipe.relation.model_dump_json()
-    vote = {"spec": spec, "recipe": recipe, "case": case, "relation_json": relation_json}
-    alignment, ballot = alignment_question(recipe, config)
+    return capability, recipe, case, [recipe, other]
 
-    def vote_prompt(template: str, ballot: Ballot) -> list[dict[str, str]]:
-        """A vote's prompt as the panel sends it (sane.panel.oracle)."""
-        reply = reply_for(ballot, config.vote_rationale)
-        return with_instruction(with_reply_line(messages(template, **vote), reply), reply)
 
-    realization = vote_prompt("vote_realization.j2", YesNoBallot(task="realization"))
-    return {
-        "capabilities": with_instruction(
-            messages(
-                "capabilities.j2",
-                spec=spec,
-                requirements=requirement_meanings(),
-                examples=examples[:PROMPT_EXAMPLES],
-                limit=config.max_capabilities,
-            ),
-            capability_list(config.max_capabilities),
+def _plan(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> tuple[list[_Stage], str]:
+    """The stages, and the total's formula, as the run's own objects make them: the agents' calls
+    (sane.agents), the panel kind's questions (sane.panel.kinds) and the votes the panel
+    sends for them (sane.panel.ballots.vote_call)."""
+    k, n, r = config.votes, config.cases, config.recipes_per_capability
+    kind = panel_kind(config.panel)
+    capability, recipe, case, suite = _representatives(spec, examples)
+
+    def sent(call: AgentCall) -> Prompt:
+        return with_instruction(call.prompt, call.schema)
+
+    def voted(asked: PanelQuestion | None) -> list[Prompt | None]:
+        if asked is None:
+            return []
+        prompts = [asked.prompt, asked.contrast]
+        return [
+            with_instruction(*vote_call(p, asked.ballot, config.vote_rationale))
+            if p is not None
+            else None
+            for p in prompts
+        ]
+
+    mirrored = controls.mirrored_recipe(recipe)
+    alignment = _distinct(
+        voted(kind.question(Question.alignment, spec, recipe))
+        + voted(None if mirrored is None else kind.question(Question.alignment, spec, mirrored))
+    )
+    case_panel = _distinct(
+        [
+            prompt
+            for question in CASE_TEMPLATES
+            for prompt in voted(kind.question(question, spec, recipe, case, suite))
+        ]
+    )
+    control = _distinct(voted(kind.control_question(spec, recipe, case)))
+    fixed = _fixed_recipe_count(config.generator)
+    stages = []
+    if fixed is None:
+        c = config.max_capabilities
+        recipes = c * r
+        recipe_formula = f"R = C x r = {c} x {r} = {recipes}"
+        stages += [
+            _Stage("capabilities", [sent(capabilities_call(spec, examples, config))], 1, "1"),
+            _Stage("recipes", [sent(recipes_call(spec, capability, config))], c, f"C = {c}"),
+        ]
+    else:
+        recipes = fixed
+        recipe_formula = f"R = {recipes} recipes of {config.generator}"
+    a, p, q = len(alignment), len(case_panel), len(control)
+    stages += [
+        _Stage("alignment", alignment, recipes * k, f"R x k x {a} = {recipes} x {k} x {a}", True),
+        _Stage(
+            "cases",
+            [sent(case_call(spec, recipe, 0, examples[0]))],
+            recipes * n,
+            f"R x n = {recipes} x {n}",
         ),
-        "recipes": with_instruction(
-            messages(
-                "recipes.j2",
-                spec=spec,
-                capability=capability,
-                limit=config.recipes_per_capability,
-                operators=OPERATORS,
-            ),
-            recipe_list(config.recipes_per_capability),
+        _Stage(
+            "case panel",
+            case_panel,
+            recipes * n * k,
+            f"R x n x k x {p} = {recipes} x {n} x {k} x {p}",
+            True,
         ),
-        "alignment": vote_prompt(alignment, ballot or YesNoBallot(task="alignment")),
-        "cases": with_instruction(
-            messages(
-                "case.j2",
-                spec=spec,
-                recipe=recipe,
-                relation_json=relation_json,
-                case_index=0,
-                example=example,
-            ),
-            case_draft(("perturbed",)),
+        _Stage(
+            "controls",
+            control,
+            3 * recipes * k,
+            f"3 x R x k x {q} = 3 x {recipes} x {k} x {q}",
+            True,
         ),
-        "case panel": realization,
-        "controls": realization,
-    }
+    ]
+    head = "1 + C + " if fixed is None else ""
+    formula = (
+        f"{head}{a}Rk + R x n x (1 + {p}k) + {3 * q}Rk, with {recipe_formula}, k = {k}, n = {n}"
+    )
+    return stages, formula
 
 
 def estimate_generate(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> Estimate:
     """The upper-bound call count, tokens and cost of generating a suite with `config`."""
-    k, n, r = config.votes, config.cases, config.recipes_per_capability
-    fixed = _fixed_recipe_count(config.generator)
-    if fixed is None:
-        c, recipes = config.max_capabilities, config.max_capabilities * r
-        agent_calls = [("capabilities", 1, "1"), ("recipes", c, f"C = {c}")]
-        recipe_formula = f"R = C x r = {c} x {r} = {recipes}"
-    else:
-        recipes, agent_calls = fixed, []
-        recipe_formula = f"R = {recipes} recipes of {config.generator}"
+    plan, formula = _plan(spec, examples, config)
+    k = config.votes
     panel = [config.oracle_models[i % len(config.oracle_models)] for i in range(k)]
-    # a blind panel asks each case vote with its contrast (the texts exchanged, a decoy
-    # instruction: two calls) and its mirror replays the recipe's calls; the other panels ask
-    # the mirror its own question
-    blind = config.panel == "blind"
-    per_case = "4k" if blind else "2k"
-    plan = agent_calls + [
-        ("alignment", 2 * recipes * k, f"2 x R x k = 2 x {recipes} x {k}"),
-        ("cases", recipes * n, f"R x n = {recipes} x {n}"),
-        (
-            "case panel",
-            recipes * n * (4 if blind else 2) * k,
-            f"R x n x {per_case} = {recipes} x {n} x {per_case} (k = {k})",
-        ),
-        ("controls", 3 * recipes * k, f"3 x R x k = 3 x {recipes} x {k}"),
-    ]
-    prompts = _prompts(spec, examples, config)
     stages: list[StageEstimate] = []
-    for stage, calls, formula in plan:
-        is_vote = stage in {"alignment", "case panel", "controls"}
-        models = panel if is_vote else [config.model]
-        completion = COMPLETION_TOKENS["votes" if is_vote else stage]
-        if is_vote and not config.vote_rationale:
+    for step in plan:
+        calls = step.units * len(step.prompts)
+        models = panel if step.votes else [config.model]
+        completion = COMPLETION_TOKENS["votes" if step.votes else step.stage]
+        if step.votes and not config.vote_rationale:
             completion = ANSWER_ONLY_VOTE_TOKENS
         prompt_tokens = completion_tokens = 0
         cost: float | None = 0.0
-        for model in models:  # votes are spread round-robin over the panel's models
-            share = calls // len(models) + (1 if models.index(model) < calls % len(models) else 0)
-            p, c_ = _tokens(model, prompts[stage]) * share, completion * share
-            prompt_tokens, completion_tokens = prompt_tokens + p, completion_tokens + c_
-            usd = price(model, p, c_)
-            cost = None if cost is None or usd is None else cost + usd
-        label = "+".join(dict.fromkeys(models))
+        for model in dict.fromkeys(models):  # votes are spread round-robin over the models
+            share = sum(1 for i in range(k if step.votes else 1) if models[i] == model)
+            units = step.units // (k if step.votes else 1) * share
+            for prompt in step.prompts:
+                p, c_ = _tokens(model, prompt) * units, completion * units
+                prompt_tokens, completion_tokens = prompt_tokens + p, completion_tokens + c_
+                usd = price(model, p, c_)
+                cost = None if cost is None or usd is None else cost + usd
         stages.append(
             StageEstimate(
-                stage=stage,
+                stage=step.stage,
                 calls=calls,
-                formula=formula,
-                model=label,
+                formula=step.formula,
+                model="+".join(dict.fromkeys(models)),
                 prompt_tokens=prompt_tokens,
                 completion_tokens=completion_tokens,
                 cost=cost,
@@ -218,15 +260,12 @@ def estimate_generate(spec: ScorerSpec, examples: list[Example], config: RunConf
         )
     total = sum(s.calls for s in stages)
     costs = [s.cost for s in stages]
-    head = "1 + C + " if fixed is None else ""
     models = [config.model, *config.oracle_models]
     return Estimate(
         stages=stages,
         calls=total,
         worst_case_calls=total * (1 + REPAIR_RETRIES),
-        formula=(
-            f"{head}2Rk + R x n x (1 + {per_case}) + 3Rk, with {recipe_formula}, k = {k}, n = {n}"
-        ),
+        formula=formula,
         prompt_tokens=sum(s.prompt_tokens for s in stages),
         completion_tokens=sum(s.completion_tokens for s in stages),
         cost=None if any(c is None for c in costs) else sum(c for c in costs if c is not None),

@@ -104,7 +104,7 @@ def _evaluate(path: Path) -> Any:
 
     from sane import _yaml, api
     from sane.errors import InputError
-    from sane.report import GateFileSpec, evaluate
+    from sane.reporting import GateFileSpec, evaluate
 
     try:
         data = _yaml.load(path.read_text(encoding="utf-8"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from enum import Enum, StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, StrictBool, field_validator, model_validator
 
@@ -191,7 +191,7 @@ class Recipe(Record):
     rationale: str
     generator: str = "derived"
     transform: str | None = None
-    """A registered deterministic transform (sane.generators.transforms) that writes the
+    """A registered deterministic transform (sane.edits) that writes the
     non-original variants by code instead of by the case agent; None = written by a model."""
     repairs: list[str] = Field(default_factory=list)
     """What the validity guards (sane.validators.guards) changed, as "guard: reason"."""
@@ -321,9 +321,6 @@ class CallRecord(Record):
     error: str | None = None
 
 
-PanelKind = Literal["contrastive", "plain", "blind"]
-
-
 class RunConfig(Record):
     """The generating configuration, stored with the suite for provenance."""
 
@@ -338,16 +335,13 @@ class RunConfig(Record):
     generator: str = "derived"
     max_capabilities: int = 6
     recipes_per_capability: int = 2
-    concurrency: int = 8
     # exhaustive: ask every vote and generate every case (same outcomes, more calls);
     # stop_at_tau: budget mode, a family stops as soon as it has tau joint-valid cases.
     exhaustive: bool = False
     stop_at_tau: bool = False
-    # contrastive: a recipe is aligned only if the panel also rejects its mirror (the same
-    # recipe claiming the opposite direction); plain: the recipe's own majority decides;
-    # blind: contrastive, and a pair relation's direction is asked without being shown
-    # (sane.panel.ballots).
-    panel: PanelKind = "contrastive"
+    # the panel kind (sane.panel.kinds: contrastive, plain, blind, or another package's),
+    # checked against the registered kinds where a run is configured (sane.run_config)
+    panel: str = "contrastive"
     # each vote writes one short sentence before its answer; off, the answer alone (fewer
     # generated tokens: on the embedded model a rationale is most of a vote's output)
     vote_rationale: bool = True
@@ -355,6 +349,22 @@ class RunConfig(Record):
     @property
     def threshold(self) -> int:
         return self.tau if self.tau is not None else self.cases // 2 + 1
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retired_fields(cls, data: Any) -> Any:
+        """Earlier suites stored `concurrency` here, which no stage read (the
+        LLM client's own setting is what limits calls): it is dropped on load."""
+        if isinstance(data, dict) and "concurrency" in data:
+            data = {key: value for key, value in data.items() if key != "concurrency"}
+        return data
+
+
+def is_validated(joint_valid: int, tau: int) -> bool:
+    """A family is validated when at least tau of its cases are joint-valid. The one place
+    the family rule lives (the family stage, the report's recount and the threshold
+    sensitivity with other taus all ask it), beside the threshold it is asked with."""
+    return joint_valid >= tau
 
 
 class ExecuteConfig(Record):

@@ -10,23 +10,23 @@ value as bad input naming the command-line option, before any work is done.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from pydantic import ValidationError
 
 from sane.errors import InputError
-from sane.records import ExecuteConfig, PanelKind, RunConfig
+from sane.records import ExecuteConfig, RunConfig
 
 
 def run_config(*, model: str, oracle_models: list[str] | None = None, **options: Any) -> RunConfig:
     """A checked `RunConfig`: the oracle panel defaults to the agent model; unknown panels
     and generators, a tau outside 1..cases and budget mode with exhaustive are refused."""
     from sane.generators import get_generator
+    from sane.panel.kinds import PANEL_KINDS
 
-    panel = options.get("panel", "contrastive")
-    if panel not in get_args(PanelKind):
-        kinds = ", ".join(get_args(PanelKind))
-        raise InputError(None, "--panel", f"must be one of {kinds}, not {panel!r}")
+    panel = options.get("panel", RunConfig.model_fields["panel"].default)
+    if panel not in PANEL_KINDS:
+        raise InputError(None, "--panel", PANEL_KINDS.unknown(panel))
     config = RunConfig(model=model, oracle_models=oracle_models or [model], **options)
     get_generator(config.generator)  # an unknown generator or fixed set is bad input
     if config.tau is not None and not 1 <= config.tau <= config.cases:

@@ -10,42 +10,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from sane import agents, call_order
-from sane._runtime import RecipeFlows, RunContext, Tally, _no_progress, run_all
+from sane._runtime import RecipeFlows, RecipeOutcome, RunContext, Tally, _no_progress, run_all
 from sane.errors import BudgetExceeded, LLMError, SaneError
 from sane.generators import get_generator
 from sane.llm import Rank, ranked
 from sane.panel import controls
-from sane.panel.ballots import (
-    CASE_TEMPLATES,
-    DECOY_INSTRUCTION,
-    TEXTS_EXCHANGED,
-    Ballot,
-    YesNoBallot,
-    alignment_question,
-    case_question,
-)
+from sane.panel.kinds import CASE_TEMPLATES
 from sane.panel.sequential import FamilyPlan, FamilyProgress, run_family
-from sane.prompts import messages
 from sane.records import (
     Capability,
     Case,
     Decision,
     Example,
     ExecutionRecord,
+    Family,
     PanelDecision,
     Question,
     Recipe,
     Stage,
     Verdict,
 )
-from sane.report import build_report, code_fingerprint
+from sane.reporting import Report, build_report, code_fingerprint
 from sane.scorers.base import Target
 from sane.scorers.execute import batchable, estimate_tolerance, run_case, run_case_batch
 from sane.validators.families import aligned_recipe_ids, executable_cases, family_counts
-from sane.validators.guards import case_rejection, guarded_cases, recipe_rejections, repair_recipe
+from sane.validators.guards import first_usable, recipe_rejections, repair_recipe, usable
 
 TOLERANCE_SAMPLE = 5
 BATCH_CASES = 64  # cases per score_batch call of a batch-capable target
@@ -55,9 +46,10 @@ class StageFailed(SaneError):
     """A stage that cannot produce anything for the stages after it."""
 
 
-async def derive_capabilities(ctx: RunContext) -> None:
+async def derive_capabilities(ctx: RunContext) -> list[Capability]:
+    """The spec's capabilities (the generator's), stored; a rerun reads them back."""
     if ctx.store.is_done(Stage.capabilities):
-        return
+        return ctx.store.capabilities()
     ctx.store.clear_errors(Stage.capabilities)
     ctx.progress(Stage.capabilities.label, 0, 1)
     # The configured generator (derived by the agents, or a fixed recipe set) supplies
@@ -71,13 +63,15 @@ async def derive_capabilities(ctx: RunContext) -> None:
     ctx.store.put_capabilities(capabilities)
     ctx.store.mark(Stage.capabilities)
     ctx.progress(Stage.capabilities.label, 1, 1)
+    return capabilities
 
 
-async def derive_recipes(ctx: RunContext) -> None:
+async def derive_recipes(ctx: RunContext, capabilities: list[Capability]) -> list[Recipe]:
+    """Each capability's recipes, repaired where code can and stored in capability order; a
+    rerun reads them back."""
     if ctx.store.is_done(Stage.recipes):
-        return
+        return ctx.store.recipes()
     ctx.store.clear_errors(Stage.recipes)
-    capabilities = ctx.store.capabilities()
     generator = get_generator(ctx.config.generator)
     derived: dict[str, list[Recipe]] = {}
 
@@ -96,29 +90,29 @@ async def derive_recipes(ctx: RunContext) -> None:
     # repair what code can (requirement, unused roles) before anything is stored.
     ctx.store.put_recipes([repair_recipe(r) for c in capabilities for r in derived.get(c.id, [])])
     ctx.store.mark(Stage.recipes)
+    return ctx.store.recipes()
 
 
-async def plan_recipe_flows(ctx: RunContext) -> list[str]:
-    """The recipes that flow on from `derive_recipes`, each on its own (`recipe_flow`): every
-    recipe no guard rejected, in stored order; none once their flows have all finished."""
-    ctx.flows = None
+def plan_recipe_flows(ctx: RunContext, recipes: list[Recipe]) -> RecipeFlows | None:
+    """What the recipe flows share, with the recipes that flow on from `derive_recipes`,
+    each on its own (`recipe_flow`): every recipe no guard rejected, in stored order; None
+    once their flows have all finished."""
     if ctx.store.is_done(Stage.cases):
-        return []
+        return None
     ctx.store.clear_errors(Stage.cases)
-    recipes = ctx.store.recipes()
     rejected = recipe_rejections(recipes)  # never put to the panel
     kept = [r.id for r in recipes if r.id not in rejected]
     questions = (Question.alignment, *CASE_TEMPLATES)
-    ctx.flows = RecipeFlows(
+    return RecipeFlows(
+        kept=kept,
         recipes={r.id: (seq, r) for seq, r in enumerate(recipes)},
         decisions={question: ctx.store.decisions(question) for question in questions},
         alignment=Tally(Stage.alignment.label, 2 * len(kept), ctx.progress),
         cases=Tally(Stage.cases.label, len(kept) * ctx.config.cases, ctx.progress),
     )
-    return kept
 
 
-async def recipe_flow(ctx: RunContext, recipe_id: str) -> None:
+async def recipe_flow(ctx: RunContext, flows: RecipeFlows, recipe_id: str) -> RecipeOutcome:
     """One recipe through alignment, its mirror, and (when aligned) its family's cases and
     case panel, with its planted controls, without waiting for any other recipe.
 
@@ -127,12 +121,10 @@ async def recipe_flow(ctx: RunContext, recipe_id: str) -> None:
     after it, so that the mirror's ballot replays the recipe's cached answer. The
     recipe's faithful-edit control is asked alongside, and
     the family's no-op and decoy controls as soon as its first usable case is known
-    (`decide_controls` then finds them decided). A budget stop is kept for
+    (`decide_controls` then finds them decided). A budget stop is returned for
     `join_recipes`, so that the other recipes' calls already under way finish and reach
     the cache first.
     """
-    flows = ctx.flows
-    assert flows is not None, "plan_recipe_flows runs first"
     seq, recipe = flows.recipes[recipe_id]
     alignment = flows.decisions[Question.alignment]
     suite = [r for _, r in flows.recipes.values()]
@@ -140,29 +132,32 @@ async def recipe_flow(ctx: RunContext, recipe_id: str) -> None:
     faithful = controls.recipe_controls(seq, recipe, example, ctx.examples, ctx.spec.scored_field)
     asking = [asyncio.create_task(_decide_controls(ctx, flows.decisions, faithful))]
 
-    def first_usable(case: Case) -> None:
+    def on_first_usable(case: Case) -> None:
         planned = controls.family_controls(recipe, case, suite)
         asking.append(asyncio.create_task(_decide_controls(ctx, flows.decisions, planned)))
 
+    aligned, budget_stop = False, None
     try:
         with ranked(call_order.ALIGNMENT_RANK):
             mirrored = controls.mirrored_recipe(recipe)
-            if mirrored is None or ctx.config.panel == "blind":
+            after_recipe = ctx.panel_kind.mirror_after_recipe
+            if mirrored is None or after_recipe:
                 await _align(ctx, alignment, recipe.id, recipe)
             if mirrored is not None:
                 mirror = _align(ctx, alignment, controls.mirror_id(recipe.id), mirrored)
-                if ctx.config.panel == "blind":
+                if after_recipe:
                     await mirror  # after the recipe: its ballot replays the recipe's answer
                 else:
                     await _together(_align(ctx, alignment, recipe.id, recipe), mirror)
         flows.alignment.add(2)
         # the other recipes were checked by the guards when the flows were planned
-        if recipe.id in aligned_recipe_ids([recipe], alignment, ctx.config):
-            await _run_family(ctx, flows, seq, recipe, first_usable)
+        aligned = recipe.id in aligned_recipe_ids([recipe], alignment, ctx.config)
+        if aligned:
+            await _run_family(ctx, flows, seq, recipe, on_first_usable)
         else:
             flows.cases.add(ctx.config.cases)
     except BudgetExceeded as stop:
-        flows.budget_stop = flows.budget_stop or stop
+        budget_stop = stop
     except BaseException:
         for task in asking:
             task.cancel()
@@ -171,9 +166,10 @@ async def recipe_flow(ctx: RunContext, recipe_id: str) -> None:
     # the controls' calls under way finish (and reach the cache) even after a budget stop
     for outcome in await asyncio.gather(*asking, return_exceptions=True):
         if isinstance(outcome, BudgetExceeded):
-            flows.budget_stop = flows.budget_stop or outcome
+            budget_stop = budget_stop or outcome
         elif isinstance(outcome, BaseException):
             raise outcome
+    return RecipeOutcome(recipe.id, aligned, budget_stop)
 
 
 async def _decide_controls(
@@ -183,15 +179,9 @@ async def _decide_controls(
     done = decided[Question.realization]
 
     async def one(subject: str, recipe: Recipe, case: Case) -> None:
-        prompt = messages(
-            CASE_TEMPLATES[Question.realization],
-            spec=ctx.spec,
-            recipe=recipe,
-            case=case,
-            relation_json=recipe.relation.model_dump_json(),
-        )
+        asked = ctx.panel_kind.control_question(ctx.spec, recipe, case)
         with ranked(call_order.CONTROL_RANK):
-            done[subject] = await ctx.panel.decide(subject, Question.realization, prompt)
+            done[subject] = await ctx.panel.decide_question(subject, asked)
         ctx.store.put_decision(done[subject])
 
     await _together(*(one(*item) for item in planned if item[0] not in done))
@@ -206,11 +196,12 @@ async def _together(*work: Awaitable[None]) -> None:
             raise outcome
 
 
-async def join_recipes(ctx: RunContext) -> None:
+def join_recipes(ctx: RunContext, outcomes: list[RecipeOutcome]) -> None:
     """Where the recipe flows meet: a budget stop in any of them ends the run (resumable);
     otherwise alignment and cases are done."""
-    if ctx.flows is not None and ctx.flows.budget_stop is not None:
-        raise ctx.flows.budget_stop
+    for outcome in outcomes:
+        if outcome.budget_stop is not None:
+            raise outcome.budget_stop
     ctx.store.mark(Stage.alignment)
     ctx.store.mark(Stage.cases)
 
@@ -221,44 +212,9 @@ async def _align(
     """The stored alignment decision on a recipe (or its mirror), or a fresh one (stored)."""
     if subject in decided:
         return
-    template, ballot = alignment_question(recipe, ctx.config)
-    decided[subject] = await _ask_panel(
-        ctx,
-        subject,
-        Question.alignment,
-        template,
-        ballot,
-        recipe=recipe,
-        relation_json=recipe.relation.model_dump_json(),
-    )
+    asked = ctx.panel_kind.question(Question.alignment, ctx.spec, recipe)
+    decided[subject] = await ctx.panel.decide_question(subject, asked)
     ctx.store.put_decision(decided[subject])
-
-
-async def _ask_panel(
-    ctx: RunContext,
-    subject: str,
-    question: Question,
-    template: str,
-    ballot: Ballot | None,
-    suite: list[Recipe] | None = None,
-    **context: Any,
-) -> PanelDecision:
-    """The panel's decision on one question rendered from `template`, with the ballot's
-    contrast question where it has one (sane.panel.ballots): the same prompt with the
-    texts' roles exchanged, or the case asked about a decoy instruction chosen from the
-    suite's recipes (`suite`; the one the case's decoy control uses, so a control repeats
-    a vote from the cache)."""
-    prompt = messages(template, spec=ctx.spec, **context)
-    contrast = None
-    if ballot is not None and ballot.contrast == TEXTS_EXCHANGED:
-        contrast = messages(template, spec=ctx.spec, swap=True, **context)
-    elif ballot is not None and ballot.contrast == DECOY_INSTRUCTION:
-        decoy = controls.decoy(context["recipe"], context["case"], suite or [])
-        if decoy is None:  # no other instruction in the suite to contrast with
-            ballot = YesNoBallot(ballot.task)
-        else:
-            contrast = messages(template, spec=ctx.spec, **{**context, "recipe": decoy[0]})
-    return await ctx.panel.decide(subject, question, prompt, ballot, contrast=contrast)
 
 
 def _aligned(ctx: RunContext) -> list[tuple[int, Recipe]]:
@@ -293,18 +249,8 @@ async def _decide_case(
         )
         ctx.store.put_decision(stored)
     if stored is None:
-        template, ballot = case_question(question, recipe, ctx.config)
-        stored = await _ask_panel(
-            ctx,
-            case.id,
-            question,
-            template,
-            ballot,
-            suite,
-            recipe=recipe,
-            case=case,
-            relation_json=recipe.relation.model_dump_json(),
-        )
+        asked = ctx.panel_kind.question(question, ctx.spec, recipe, case, suite)
+        stored = await ctx.panel.decide_question(case.id, asked)
         ctx.store.put_decision(stored)
     return stored.decision is Decision.yes
 
@@ -380,9 +326,9 @@ async def _run_family(
             ctx.store.put_case(case)
         # A case the agent could not write has nothing to vote on, and one a guard
         # rejects is never put to the panel: both stay unrealised.
-        usable = case.error is None and case_rejection(recipe, case) is None
-        known(index, case, usable)
-        valid = usable and await _validate_case(ctx, decided, suite, recipe, case, rank)
+        ok = usable(recipe, case)
+        known(index, case, ok)
+        valid = ok and await _validate_case(ctx, decided, suite, recipe, case, rank)
         if case.error:
             ctx.store.put_error(Stage.cases, case.id, case.error)
         tally.add(1)
@@ -392,21 +338,19 @@ async def _run_family(
     tally.add(plan.n - run.generated)
 
 
-async def validate_cases(ctx: RunContext) -> None:
+async def validate_cases(ctx: RunContext) -> list[str]:
     """Decide any stored case still lacking a decision (a suite from an interrupted or older
-    run); instantiate_cases normally leaves nothing to do here."""
+    run); the recipe flows normally leave nothing to do here. The cases it looked at."""
     if ctx.store.is_done(Stage.case_panel):
-        return
+        return []
     suite = ctx.store.recipes()
     recipes = {r.id: r for r in suite}
     decided = _case_decisions(ctx)
-    cases = ctx.store.cases()
-    guarded = guarded_cases(recipes.values(), cases)
     aligned = {recipe.id for _, recipe in _aligned(ctx)}
     todo = [
         case
-        for case in cases
-        if case.error is None and case.id not in guarded and case.recipe_id in aligned
+        for case in ctx.store.cases()
+        if case.recipe_id in aligned and usable(recipes[case.recipe_id], case)
     ]
 
     async def one(case: Case) -> None:
@@ -414,25 +358,23 @@ async def validate_cases(ctx: RunContext) -> None:
 
     await run_all(Stage.case_panel.label, todo, one, ctx.progress)
     ctx.store.mark(Stage.case_panel)
+    return [case.id for case in todo]
 
 
-async def decide_controls(ctx: RunContext) -> None:
+async def decide_controls(ctx: RunContext) -> list[str]:
     """Planted case controls (sane.panel.controls), never executed: for every
     candidate pair recipe an example edited by code exactly as a plain instruction says
     (right answer: yes); for the first usable case of each tested family a no-op copy
     and a decoy instruction (right answer: no). The recipe flows ask them as they go;
-    this decides whatever they did not (a suite from an interrupted or older run)."""
+    this decides whatever they did not (a suite from an interrupted or older run). The
+    controls it decided."""
     if ctx.store.is_done(Stage.controls):
-        return
+        return []
     decided = ctx.store.decisions(Question.realization)
     recipes = ctx.store.recipes()
-    first_cases = {}
-    for _, recipe in _aligned(ctx):
-        cases = ctx.store.cases(recipe.id)
-        guarded = guarded_cases([recipe], cases)
-        first_cases[recipe.id] = next(
-            (c for c in cases if c.error is None and c.id not in guarded), None
-        )
+    first_cases = {
+        recipe.id: first_usable(recipe, ctx.store.cases(recipe.id)) for _, recipe in _aligned(ctx)
+    }
     first_examples = {
         recipe.id: agents.example_for(seq, 0, len(ctx.examples))
         for seq, recipe in enumerate(recipes)
@@ -452,11 +394,15 @@ async def decide_controls(ctx: RunContext) -> None:
 
     await run_all(Stage.controls.label, pending, one, ctx.progress)
     ctx.store.mark(Stage.controls)
+    return [item[0] for item in pending]
 
 
-async def select_families(ctx: RunContext) -> None:
-    ctx.store.put_families(family_counts(ctx.store, ctx.config))
+async def select_families(ctx: RunContext) -> list[Family]:
+    """The aligned recipes' families, counted from the decisions in force (stored)."""
+    families = family_counts(ctx.store, ctx.config)
+    ctx.store.put_families(families)
     ctx.store.mark(Stage.families)
+    return families
 
 
 def _executable_cases(ctx: RunContext) -> list[tuple[Recipe, Case]]:
@@ -494,13 +440,13 @@ async def _tolerance(ctx: RunContext, name: str, target: Target, sample: list[Ex
     return estimate.tolerance
 
 
-async def execute_targets(ctx: RunContext) -> None:
+async def execute_targets(ctx: RunContext) -> dict[str, int]:
     """Score every joint-valid case of every validated family with every target.
 
     Targets run concurrently. A target with `score_batch` scores many cases'
     variants per call (local metrics encode lists far faster than single texts);
     the others run case by case, concurrently. Executions that ended in an error
-    are tried again on a rerun; passes and faults are final.
+    are tried again on a rerun; passes and faults are final. The cases each target ran.
     """
     pairs = _executable_cases(ctx)
     settled = {
@@ -511,13 +457,17 @@ async def execute_targets(ctx: RunContext) -> None:
     ]
     ctx.store.clear_errors(Stage.tolerance)
 
+    ran: dict[str, int] = {}
+
     async def one_target(item: tuple[str, Target]) -> None:
         name, target = item
         todo = [(recipe, case) for recipe, case in pairs if (name, case.id) not in settled]
         if todo:
             await _execute_target(ctx, name, target, todo, sample)
+        ran[name] = len(todo)
 
     await run_all(Stage.execute.label, list(ctx.targets.items()), one_target, _no_progress)
+    return ran
 
 
 async def _execute_target(
@@ -579,7 +529,7 @@ def _put_execution(ctx: RunContext, record: ExecutionRecord) -> None:
     ctx.store.put_execution(record.model_copy(update={"definition_sha256": definition}))
 
 
-async def write_report(ctx: RunContext) -> None:
+async def write_report(ctx: RunContext) -> Report:
     """Store the report with the suite's revision and the code that built it, so readers
     (`sane report`, `sane check`) serve it again without building it while both hold."""
     revision = ctx.store.revision()
@@ -587,3 +537,4 @@ async def write_report(ctx: RunContext) -> None:
     ctx.store.save_report(
         report.model_dump(mode="json"), revision=revision, code=code_fingerprint()
     )
+    return report

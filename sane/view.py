@@ -30,7 +30,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from sane import api
 from sane.errors import InputError, SaneError
-from sane.report import LiveOptions
+from sane.reporting import LiveOptions
 from sane.suites.store import SuiteStore
 
 STATE_PATH = "/state"
@@ -62,7 +62,7 @@ class SuiteWatcher:
 def _waiting_page(message: str, interval_ms: int) -> str:
     """Shown while the suite cannot be rendered yet (e.g. its generation just started)."""
     env = Environment(
-        loader=PackageLoader("sane.report", "templates"),
+        loader=PackageLoader("sane.reporting", "templates"),
         autoescape=select_autoescape(default=True),
     )
     return env.get_template("waiting.html.j2").render(

@@ -9,10 +9,13 @@ generate:
 execute:
     execute -> report
 
-One resume mechanism: the suite store. Every stage writes each finished item to the store
-at once and does only what is missing there (a stage that finished marks itself done), so a
-rerun of an interrupted run starts at the top, skips what is stored and replays every LLM
-call it had completed from the cache. The graphs keep no checkpoint of their own.
+Each node returns what it produced (`State`): the capabilities to the recipes node, the
+recipes and what their flows share to the flows, each flow's outcome to the join. One
+resume mechanism: the suite store. Every stage writes each finished item to the store at
+once and does only what is missing there (a stage that finished marks itself done and
+returns what it had stored), so a rerun of an interrupted run starts at the top, skips
+what is stored and replays every LLM call it had completed from the cache. The graphs keep
+no checkpoint of their own.
 """
 
 from __future__ import annotations
@@ -20,56 +23,81 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
-from collections.abc import Awaitable, Callable, Iterator
-from typing import Literal, TypedDict
+import operator
+from collections.abc import Callable, Iterator
+from typing import Annotated, Literal, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from sane import stages
-from sane._runtime import RunContext
-from sane.records import Stage
+from sane._runtime import RecipeFlows, RecipeOutcome, RunContext
+from sane.records import Capability, Family, Recipe, Stage
+from sane.reporting import Report
 
 Mode = Literal["generate", "execute"]
 
 
 class State(TypedDict, total=False):
-    recipe_ids: list[str]  # the recipes the recipes node sends on, one cases flow each
+    """What each node produced for the nodes after it (the store keeps it all as well)."""
+
+    capabilities: list[Capability]  # capabilities
+    recipes: list[Recipe]  # recipes
+    flows: RecipeFlows | None  # recipes: what the cases flows share (None: all finished)
     recipe_id: str  # the recipe one cases flow carries
+    outcomes: Annotated[list[RecipeOutcome], operator.add]  # cases: one per flow
+    recovered_cases: list[str]  # case_panel: cases an earlier run left undecided
+    recovered_controls: list[str]  # controls: controls the flows did not decide
+    families: list[Family]  # families
+    executed: dict[str, int]  # execute: cases each target ran
+    report: Report  # report
 
 
-StageFunction = Callable[[RunContext], Awaitable[None]]
-
-
-def _node(*steps: StageFunction) -> Callable[..., Awaitable[State]]:
-    """One node that runs stage functions in order; stages keep no graph state."""
-
-    async def node(state: State, runtime: Runtime[RunContext]) -> State:
-        for step in steps:
-            await step(runtime.context)
-        return {}
-
-    node.__name__ = "_then_".join(step.__name__ for step in steps)
-    return node
+async def _capabilities(state: State, runtime: Runtime[RunContext]) -> State:
+    return {"capabilities": await stages.derive_capabilities(runtime.context)}
 
 
 async def _recipes(state: State, runtime: Runtime[RunContext]) -> State:
     """Derive the recipes, then plan the ones that flow on, one `cases` flow each."""
-    await stages.derive_recipes(runtime.context)
-    return {"recipe_ids": await stages.plan_recipe_flows(runtime.context)}
+    recipes = await stages.derive_recipes(runtime.context, state["capabilities"])
+    return {"recipes": recipes, "flows": stages.plan_recipe_flows(runtime.context, recipes)}
 
 
 def _send_recipes(state: State) -> list[Send] | str:
     """One `cases` flow per planned recipe; straight to the case panel when there is none."""
-    return [Send(Stage.cases, {"recipe_id": r}) for r in state.get("recipe_ids", [])] or (
-        Stage.case_panel
-    )
+    flows = state.get("flows")
+    kept = flows.kept if flows is not None else []
+    return [Send(Stage.cases, {"recipe_id": r, "flows": flows}) for r in kept] or (Stage.case_panel)
 
 
 async def _recipe_flow(state: State, runtime: Runtime[RunContext]) -> State:
-    await stages.recipe_flow(runtime.context, state["recipe_id"])
-    return {}
+    flows = state["flows"]
+    assert flows is not None
+    return {"outcomes": [await stages.recipe_flow(runtime.context, flows, state["recipe_id"])]}
+
+
+async def _case_panel(state: State, runtime: Runtime[RunContext]) -> State:
+    """Where the flows meet (a budget stop in any ends the run here), then any case an
+    interrupted or older run left without a decision."""
+    stages.join_recipes(runtime.context, state.get("outcomes", []))
+    return {"recovered_cases": await stages.validate_cases(runtime.context)}
+
+
+async def _controls(state: State, runtime: Runtime[RunContext]) -> State:
+    return {"recovered_controls": await stages.decide_controls(runtime.context)}
+
+
+async def _families(state: State, runtime: Runtime[RunContext]) -> State:
+    return {"families": await stages.select_families(runtime.context)}
+
+
+async def _execute(state: State, runtime: Runtime[RunContext]) -> State:
+    return {"executed": await stages.execute_targets(runtime.context)}
+
+
+async def _report(state: State, runtime: Runtime[RunContext]) -> State:
+    return {"report": await stages.write_report(runtime.context)}
 
 
 def _chain(graph: StateGraph, *names: str) -> None:
@@ -79,14 +107,12 @@ def _chain(graph: StateGraph, *names: str) -> None:
 
 def generate_graph() -> StateGraph:
     graph = StateGraph(State, context_schema=RunContext)
-    graph.add_node(Stage.capabilities, _node(stages.derive_capabilities))
+    graph.add_node(Stage.capabilities, _capabilities)
     graph.add_node(Stage.recipes, _recipes)
     graph.add_node(Stage.cases, _recipe_flow)
-    # Where the flows meet (a budget stop in any ends the run here), then any case an
-    # interrupted or older run left without a decision.
-    graph.add_node(Stage.case_panel, _node(stages.join_recipes, stages.validate_cases))
-    graph.add_node(Stage.controls, _node(stages.decide_controls))
-    graph.add_node(Stage.families, _node(stages.select_families))
+    graph.add_node(Stage.case_panel, _case_panel)
+    graph.add_node(Stage.controls, _controls)
+    graph.add_node(Stage.families, _families)
     _chain(graph, START, Stage.capabilities, Stage.recipes)
     graph.add_conditional_edges(Stage.recipes, _send_recipes, [Stage.cases, Stage.case_panel])
     _chain(graph, Stage.cases, Stage.case_panel, Stage.controls, Stage.families, END)
@@ -95,8 +121,8 @@ def generate_graph() -> StateGraph:
 
 def execute_graph() -> StateGraph:
     graph = StateGraph(State, context_schema=RunContext)
-    graph.add_node(Stage.execute, _node(stages.execute_targets))
-    graph.add_node(Stage.report, _node(stages.write_report))
+    graph.add_node(Stage.execute, _execute)
+    graph.add_node(Stage.report, _report)
     _chain(graph, START, Stage.execute, Stage.report, END)
     return graph
 
@@ -125,11 +151,11 @@ def _startup_heap_frozen() -> Iterator[None]:
         gc.unfreeze()
 
 
-async def run(context: RunContext, mode: Mode) -> None:
+async def run(context: RunContext, mode: Mode) -> State:
     """Run one mode's graph on the suite in `context.store` (a rerun resumes from the store;
-    the targets to execute are `context.targets`)."""
+    the targets to execute are `context.targets`); what its nodes produced."""
     try:
         with _startup_heap_frozen():
-            await GRAPHS[mode]().compile().ainvoke({}, context=context)
+            return await GRAPHS[mode]().compile().ainvoke({}, context=context)
     finally:
         await context.llm.aclose()

@@ -27,3 +27,23 @@ def settings(workdir: Path) -> LLMSettings:
     return LLMSettings(
         cache_path=workdir / "cache.db", script_path=workdir / "tiny_script.yaml", backoff_s=0.0
     )
+
+
+@pytest.fixture
+def suite_dir(tmp_path: Path) -> Path:
+    """A folder with the tiny examples, the scripted rules and a spec of four python targets
+    whose pass rates differ (tests/fixtures/suite_builders.py)."""
+    from suite_builders import write_spec
+
+    for name in ("tiny_examples.jsonl", "tiny_script.yaml"):
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    write_spec(tmp_path)
+    sys.modules.pop("suite_targets", None)
+    return tmp_path
+
+
+@pytest.fixture
+def scripted(suite_dir: Path) -> LLMSettings:
+    return LLMSettings(
+        cache_path=suite_dir / "cache.db", script_path=suite_dir / "tiny_script.yaml", backoff_s=0.0
+    )

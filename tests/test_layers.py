@@ -1,9 +1,12 @@
 """The package's layers, read from its import statements (no import is executed).
 
+- Every module sits in one layer of `LAYERS`, and imports (at module level or inside a
+  function) only from its own layer and those below: nothing climbs. The table is printed
+  by `test_the_layer_table` (run with `-s`) and in every failure.
 - No module imports a private module of another package (`sane.llm._client` from
   `sane.stages`): a package's public face is its `__init__` and its public modules.
 - No import cycle among the modules' top-level imports.
-- The report is built from a suite snapshot: nothing in `sane.report` opens the store,
+- The report is built from a suite snapshot: nothing in `sane.reporting` opens the store,
   scores targets or calls the API.
 """
 
@@ -76,6 +79,78 @@ def _imports(*, top_level_only: bool) -> dict[str, set[str]]:
     return graph
 
 
+# Bottom to top. An entry names a package or a module; a module belongs to its longest entry.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("foundation", ("sane._record", "sane._registry", "sane._lazy", "sane._yaml", "sane._turns",
+                    "sane.errors", "sane.requirements", "sane.output_files",
+                    "sane.spreadsheet_cells")),
+    ("records", ("sane.relations", "sane.records", "sane.qualification.record")),
+    ("text and models", ("sane.edits", "sane.prompts", "sane.similarity", "sane.local",
+                         "sane.builtin", "sane.llm")),
+    ("storage and statistics", ("sane.suites", "sane.stats")),
+    ("targets", ("sane.scorers", "sane.inputs")),
+    ("agents and panel", ("sane.agents", "sane.panel", "sane.simulation")),
+    ("recipes and validity", ("sane.generators", "sane.validators")),
+    ("pipeline and reports", ("sane._runtime", "sane.call_order", "sane.stages", "sane.workflow",
+                              "sane.run_config", "sane.estimate", "sane.reporting",
+                              "sane.qualification", "sane.export", "sane.review",
+                              "sane.integrations")),
+    ("interfaces", ("sane", "sane.api", "sane.demo", "sane.view", "sane.analyses",
+                    "sane.pytest_plugin", "sane.cli", "sane.__main__")),
+]  # fmt: skip
+
+
+def _layer(module: str) -> int:
+    """The index in LAYERS of the longest entry that names `module` or a package above it
+    (`sane` names the package's own `__init__` only); -1 for a module in no layer."""
+    found = [
+        (len(entry), index)
+        for index, (_, entries) in enumerate(LAYERS)
+        for entry in entries
+        if module == entry or (entry != "sane" and module.startswith(entry + "."))
+    ]
+    return max(found)[1] if found else -1
+
+
+def _table() -> str:
+    return "\n".join(
+        f"{index} {name}: {', '.join(entries)}" for index, (name, entries) in enumerate(LAYERS)
+    )
+
+
+def test_the_layer_table() -> None:
+    """Every module has a layer; the table is what the next test enforces."""
+    print("\nlayers, bottom to top (a module imports only from its layer and below):")
+    print(_table())
+    assert [m for m in MODULES if _layer(m) < 0] == [], "place the new module in LAYERS"
+
+
+def test_no_import_climbs_a_layer() -> None:
+    climbs = sorted(
+        f"{module} ({LAYERS[_layer(module)][0]}) imports {target} ({LAYERS[_layer(target)][0]})"
+        for module, targets in _imports(top_level_only=False).items()
+        for target in targets
+        if _layer(target) > _layer(module)
+    )
+    assert climbs == [], "\n".join([*climbs, "", _table()])
+
+
+@pytest.mark.parametrize(
+    ("low", "high"),
+    [
+        ("sane.generators.library", "sane.analyses.reproducibility"),
+        ("sane.stats._threshold", "sane.validators.families"),
+        ("sane.suites.store", "sane.scorers"),
+        ("sane.agents.cases", "sane.generators"),
+    ],
+)
+def test_the_table_forbids_the_climbs_it_was_made_against(low: str, high: str) -> None:
+    """The control: each import these layers once had (a generator reading the analyses, a
+    statistic the validators, the store the scorers, an agent the generators, whose edit
+    catalogue now sits below both) would climb."""
+    assert _layer(high) > _layer(low)
+
+
 def _package(module: str) -> str:
     return module.split(".")[1] if module.count(".") else ""
 
@@ -114,7 +189,7 @@ def test_the_report_neither_opens_the_store_nor_scores(forbidden: str) -> None:
     offenders = sorted(
         module
         for module, targets in graph.items()
-        if module.startswith("sane.report")
+        if module.startswith("sane.reporting")
         and any(t == forbidden or t.startswith(forbidden + ".") for t in targets)
     )
     assert offenders == []

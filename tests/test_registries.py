@@ -55,6 +55,12 @@ def _lister(name: str, lister: Any) -> bool:
     return name in KINDS and _positional(lister, 0)
 
 
+def _panel_kind(name: str, kind: Any) -> bool:
+    from sane.panel.kinds import PanelKind
+
+    return isinstance(kind, PanelKind) and kind.name == name and bool(kind.summary)
+
+
 def _asset(name: str, asset: Any) -> bool:
     from sane.local.assets import ASSEMBLERS
 
@@ -66,6 +72,7 @@ COMPLETE: dict[str, Callable[[str, Any], bool]] = {
     "target kind": lambda name, factory: _positional(factory, 2),
     "built-in metric": lambda name, factory: _positional(factory, 2),
     "relation kind": _relation_kind,
+    "panel kind": _panel_kind,
     "generator": _generator,
     "generator lister": _lister,
     "model route": lambda name, builder: _positional(builder, 3),
@@ -78,10 +85,11 @@ COMPLETE: dict[str, Callable[[str, Any], bool]] = {
 
 
 def _all_registries() -> list[Registry[Any]]:
+    import sane.edits
     import sane.generators.base
-    import sane.generators.transforms
     import sane.llm.providers
     import sane.local.assets
+    import sane.panel.kinds
     import sane.relations
     import sane.scorers  # noqa: F401 - each module here defines registries
 
@@ -125,8 +133,8 @@ def test_no_kind_registers_by_being_imported_by_chance() -> None:
         KEYS
         + """
 import importlib, pkgutil, sane
-import sane.generators.base, sane.generators.transforms, sane.llm.providers
-import sane.local.assets, sane.relations, sane.scorers
+import sane.generators.base, sane.edits, sane.llm.providers
+import sane.local.assets, sane.panel.kinds, sane.relations, sane.scorers
 before = keys()
 for module in pkgutil.walk_packages(sane.__path__, "sane."):
     if module.name != "sane.__main__":  # it runs the command line
@@ -149,7 +157,9 @@ from sane.generators import available_generators, get_generator
 from sane.llm import LLMSettings, model_problem
 from sane.llm.providers import ROUTES
 from sane.llm._providers import CallContext, resolve_route
-from sane.records import OutputContract, ScorerSpec, TargetConfig
+from sane.panel.kinds import panel_kind
+from sane.run_config import run_config
+from sane.records import OutputContract, Question, Recipe, ScorerSpec, TargetConfig
 from sane.relations import Relation, check_relation
 from sane.scorers import BuildContext, build_target
 
@@ -161,6 +171,10 @@ bangs = build_target(TargetConfig(name="b", kind="builtin", metric="example_excl
 record = {"text": "one two three !!"}
 relation = TypeAdapter(Relation).validate_python({"kind": "example_not_below", "floor": 0.5})
 route = resolve_route("example/m", LLMSettings(), CallContext(task="t", sample_index=0))
+panel = run_config(model="scripted", panel="example_direction").panel
+recipe = Recipe(id="rec-1-1", capability_id="cap-1", requirement="monotonicity", name="n",
+                instruction="Add a claim.", variant_roles=["original", "perturbed"],
+                relation={"kind": "decrease"}, rationale="")
 print(json.dumps({
     "length": asyncio.run(length.score(record)),
     "bangs": asyncio.run(bangs.score(record)),
@@ -168,6 +182,7 @@ print(json.dumps({
     "generator": "example" in available_generators() and get_generator("example").__class__.__name__,
     "model_check": model_problem("example/m"),
     "route": route.litellm_model,
+    "panel": panel_kind(panel).question(Question.alignment, spec, recipe).template,
 }))
 """
     run = _fresh_python(code, PYTHONPATH=str(PLUGIN))
@@ -177,6 +192,7 @@ print(json.dumps({
     assert used["relation"] == "pass"
     assert used["generator"] and used["model_check"] is None
     assert used["route"].startswith("scripted")
+    assert used["panel"] == "vote_direction.j2"
     command = subprocess.run(
         [sys.executable, "-m", "sane", "example-hello"],
         capture_output=True,

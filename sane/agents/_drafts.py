@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
 from annotated_types import MaxLen
 from pydantic import BaseModel, Field, PrivateAttr, create_model, model_validator
 
-from sane.generators.transforms import OPERATORS
+from sane.edits import OPERATORS
 from sane.records import PairRelation, Relation, Requirement, relation_roles
+
+
+@dataclass(frozen=True)
+class AgentCall:
+    """One call an agent makes: its rendered prompt, the schema the reply must fill, and
+    its task name (the LLM layer's cache and call records key on it). The agents send it,
+    and the dry-run estimate (sane.estimate) counts the same object's tokens."""
+
+    task: str
+    prompt: list[dict[str, str]]
+    schema: type[BaseModel]
 
 
 class CapabilityDraft(BaseModel):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from sane.agents._drafts import capability_list
+from sane.agents._drafts import AgentCall, capability_list
 from sane.prompts import messages
 from sane.records import Capability, Example, RunConfig, ScorerSpec
 
@@ -24,9 +24,8 @@ def requirement_meanings() -> dict[str, str]:
     return dict(yaml.safe_load(text))
 
 
-async def derive_capabilities(
-    llm: LLMClient, spec: ScorerSpec, examples: list[Example], config: RunConfig
-) -> list[Capability]:
+def capabilities_call(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> AgentCall:
+    """The one call that derives a spec's capabilities."""
     prompt = messages(
         "capabilities.j2",
         spec=spec,
@@ -34,11 +33,18 @@ async def derive_capabilities(
         examples=examples[:PROMPT_EXAMPLES],
         limit=config.max_capabilities,
     )
+    return AgentCall("capabilities", prompt, capability_list(config.max_capabilities))
+
+
+async def derive_capabilities(
+    llm: LLMClient, spec: ScorerSpec, examples: list[Example], config: RunConfig
+) -> list[Capability]:
+    call = capabilities_call(spec, examples, config)
     result = await llm.structured(
         config.model,
-        prompt,
-        capability_list(config.max_capabilities),
-        task="capabilities",
+        call.prompt,
+        call.schema,
+        task=call.task,
         temperature=config.temperature,
         seed=config.seed,
     )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sane.agents._drafts import case_draft
+from sane.agents._drafts import AgentCall, case_draft
+from sane.edits import TransformError, TransformInput, apply_transform
 from sane.errors import LLMError
-from sane.generators.transforms import TransformError, TransformInput, apply_transform
 from sane.prompts import messages
 from sane.records import Case, Example, Recipe, RunConfig, ScorerSpec
 
@@ -17,6 +17,25 @@ if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
 def example_for(recipe_seq: int, case_index: int, n_examples: int) -> int:
     """Spread a recipe's cases over the examples, offset per recipe."""
     return (recipe_seq * 7 + case_index) % n_examples
+
+
+def written_roles(recipe: Recipe) -> tuple[str, ...]:
+    """The variant roles a model writes for a recipe's case (the original is copied)."""
+    return tuple(role for role in recipe.variant_roles if role != "original")
+
+
+def case_call(spec: ScorerSpec, recipe: Recipe, case_index: int, example: Example) -> AgentCall:
+    """The call that writes one case of a recipe from `example` (none is made for a recipe
+    with a code transform, or one with no role to write)."""
+    prompt = messages(
+        "case.j2",
+        spec=spec,
+        recipe=recipe,
+        relation_json=recipe.relation.model_dump_json(),
+        case_index=case_index,
+        example=example,
+    )
+    return AgentCall("cases", prompt, case_draft(written_roles(recipe)))
 
 
 async def instantiate_case(
@@ -38,14 +57,6 @@ async def instantiate_case(
     if recipe.transform is not None:
         start = example_for(recipe_seq, 0, len(examples))
         return _transformed_case(spec, recipe, case_id, case_index, start, examples)
-    prompt = messages(
-        "case.j2",
-        spec=spec,
-        recipe=recipe,
-        relation_json=recipe.relation.model_dump_json(),
-        case_index=case_index,
-        example=example,
-    )
     base = {
         "id": case_id,
         "recipe_id": recipe.id,
@@ -56,15 +67,17 @@ async def instantiate_case(
     original = (
         {"original": example[spec.scored_field]} if "original" in recipe.variant_roles else {}
     )
-    to_write = tuple(role for role in recipe.variant_roles if role != "original")
-    if not to_write:  # e.g. repeatability of the original: nothing for a model to write
+    if not written_roles(
+        recipe
+    ):  # e.g. repeatability of the original: nothing for a model to write
         return Case(**base, variants=original, notes="the original only")
     try:
+        call = case_call(spec, recipe, case_index, example)
         draft = await llm.structured(
             config.model,
-            prompt,
-            case_draft(to_write),
-            task="cases",
+            call.prompt,
+            call.schema,
+            task=call.task,
             temperature=config.temperature,
             seed=config.seed,
         )

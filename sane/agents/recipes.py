@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from sane.agents._drafts import RecipeDraft, recipe_list
-from sane.generators.transforms import OPERATORS
+from sane.agents._drafts import AgentCall, RecipeDraft, recipe_list
+from sane.edits import OPERATORS
 from sane.prompts import messages
 from sane.records import Capability, PairRelation, Recipe, RunConfig, ScorerSpec
 
@@ -16,10 +16,8 @@ if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
     from sane.llm import LLMClient
 
 
-async def derive_recipes(
-    llm: LLMClient, spec: ScorerSpec, capability: Capability, config: RunConfig
-) -> tuple[list[Recipe], list[str]]:
-    """Recipes for one capability, and the reasons any draft was rejected as malformed."""
+def recipes_call(spec: ScorerSpec, capability: Capability, config: RunConfig) -> AgentCall:
+    """The call that drafts one capability's recipes."""
     prompt = messages(
         "recipes.j2",
         spec=spec,
@@ -27,11 +25,19 @@ async def derive_recipes(
         limit=config.recipes_per_capability,
         operators=OPERATORS,
     )
+    return AgentCall("recipes", prompt, recipe_list(config.recipes_per_capability))
+
+
+async def derive_recipes(
+    llm: LLMClient, spec: ScorerSpec, capability: Capability, config: RunConfig
+) -> tuple[list[Recipe], list[str]]:
+    """Recipes for one capability, and the reasons any draft was rejected as malformed."""
+    call = recipes_call(spec, capability, config)
     result = await llm.structured(
         config.model,
-        prompt,
-        recipe_list(config.recipes_per_capability),
-        task="recipes",
+        call.prompt,
+        call.schema,
+        task=call.task,
         temperature=config.temperature,
         seed=config.seed,
     )

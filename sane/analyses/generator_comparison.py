@@ -1,7 +1,7 @@
 """Derived versus fixed generation on one scorer: the figures side by side.
 
 Every figure is read from (or, for the rates, computed from) the report that
-:func:`sane.report.build_report` builds for each suite, so the comparison can
+:func:`sane.reporting.build_report` builds for each suite, so the comparison can
 never disagree with the suites' own reports. The rates follow the SANE paper's
 validity decomposition (appendix B): per candidate recipe, the joint-valid rate
 is ``joint_valid_cases / (candidate_recipes * cases_per_recipe)``, and it factors
@@ -21,12 +21,12 @@ from pydantic import Field
 
 from sane._record import Record
 from sane.errors import InputError
-from sane.records import SuiteSnapshot
-from sane.report import Report, build_report
-from sane.report.formatting import markdown_environment
+from sane.records import SuiteSnapshot, is_validated
+from sane.reporting import Report, build_report
+from sane.reporting.formatting import markdown_environment
 from sane.stats import ThresholdRow
 from sane.suites.store import SuiteStore
-from sane.validators.families import aligned_recipe_ids, is_validated
+from sane.validators.families import aligned_recipe_ids
 
 
 class Rates(Record):

@@ -28,9 +28,9 @@ from sane.llm import LLMClient, LLMSettings
 from sane.records import ScorerSpec
 from sane.scorers.base import Target
 from sane.scorers.execute import normalise, score_variants
+from sane.scorers.suite_targets import NOT_RUN, CodeTrust
 from sane.stats import LabelAgreement, label_agreement
 from sane.suites.store import SuiteStore
-from sane.suites.targets import NOT_RUN, CodeTrust
 
 BINARY_WORDS = {"1": 1.0, "0": 0.0, "true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0}
 BATCH = 16

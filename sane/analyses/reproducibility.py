@@ -18,27 +18,19 @@
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 from pydantic import Field
 
 from sane._record import Record
-from sane.errors import InputError, SaneError
+from sane.errors import InputError
 from sane.records import Recipe, SuiteSnapshot
-from sane.report import Report, build_report
+from sane.reporting import Report, build_report
+from sane.similarity import choose_similarity
 from sane.stats import ProfileDistance, RankCorrelation, profile_mae, rank_correlation
 from sane.suites.store import SuiteStore
 from sane.validators.families import aligned_recipe_ids
-
-EMBEDDING_MODEL = "all-minilm-l6-v2"
-EMBEDDING_THRESHOLD = 0.7
-"""MiniLM cosine at which two recipe texts count as the same recipe: paraphrases of one
-instruction typically score above 0.75, different perturbations of one text below 0.6."""
-LEXICAL_THRESHOLD = 0.6
-"""difflib ratio at which two recipe texts count as the same recipe (fallback only)."""
 
 
 class SuiteSide(Record):
@@ -92,62 +84,6 @@ class SuiteComparison(Record):
     only_in_a: list[str] = Field(default_factory=list)
     only_in_b: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
-
-
-# ------------------------------------------------------------------ similarity
-
-Similarity = Callable[[Sequence[str], Sequence[str]], np.ndarray]
-
-
-def lexical_similarity(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
-    """difflib ratio of every pair of lower-cased, whitespace-normalised texts."""
-
-    def norm(text: str) -> str:
-        return " ".join(text.lower().split())
-
-    return np.array(
-        [[difflib.SequenceMatcher(None, norm(x), norm(y)).ratio() for y in b] for x in a]
-    ).reshape(len(a), len(b))
-
-
-def embedding_similarity(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
-    """Cosine similarity of MiniLM sentence embeddings (raises if the model is missing)."""
-    from sane.local.embeddings import encode
-
-    vectors = encode(EMBEDDING_MODEL, list(a) + list(b))
-    return vectors[: len(a)] @ vectors[len(a) :].T
-
-
-def choose_similarity(method: str = "auto") -> tuple[str, Similarity, float]:
-    """(label, function, threshold) for ``auto`` / ``embedding`` / ``lexical``.
-
-    ``auto`` uses the embedded MiniLM model when it is installed and verified, and the
-    lexical ratio otherwise.
-    """
-    lexical = (f"lexical:difflib-ratio>={LEXICAL_THRESHOLD}", lexical_similarity, LEXICAL_THRESHOLD)
-    embedding = (
-        f"embedding:{EMBEDDING_MODEL}-cosine>={EMBEDDING_THRESHOLD}",
-        embedding_similarity,
-        EMBEDDING_THRESHOLD,
-    )
-    if method == "lexical":
-        return lexical
-    if method not in {"auto", "embedding"}:
-        raise InputError(
-            None, "--similarity", f"unknown method {method!r} (auto, embedding, lexical)"
-        )
-    try:
-        from sane.local.assets import resolve
-
-        resolve(EMBEDDING_MODEL)
-        import sentence_transformers  # noqa: F401
-    except (ImportError, SaneError):
-        if method == "embedding":
-            raise InputError(
-                None, "--similarity", f"the embedded model {EMBEDDING_MODEL} is not installed"
-            ) from None
-        return lexical
-    return embedding
 
 
 def recipe_text(recipe: Recipe) -> str:

@@ -116,7 +116,7 @@ def check(
     """Exit 5 when a target is outside a limit, 4 when something has no result to check;
     print a markdown summary for the CI log (or JSON with --json)."""
     from sane import api
-    from sane.report import Limits, evaluate, gate_document, junit_xml, render_gate
+    from sane.reporting import Limits, evaluate, gate_document, junit_xml, render_gate
 
     with errors_to_exit_codes():
         every, per_target = _pass_rate_floors(min_pass_rate or [])

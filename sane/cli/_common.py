@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from sane.errors import BudgetExceeded, InputError, SaneError, printable
 
 if TYPE_CHECKING:
-    from sane.report import Funnel
+    from sane.reporting import Funnel
 
 
 class _App(typer.Typer):

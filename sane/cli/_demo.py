@@ -23,13 +23,12 @@ from sane.demo import DemoPlan
 from sane.llm import LLMSettings
 
 if TYPE_CHECKING:
-    from sane.report import Report
+    from sane.reporting import Report
 
 
 def _plan_option(name: str, field: str, option: Any) -> Option:
-    """An option for a field of the demo's plan, with the plan's own default."""
-    spec = DemoPlan.model_fields[field]
-    return Option(name, field, Annotated[spec.annotation, option], spec.default)
+    """An option for a field of the demo's plan (its default is the plan's own)."""
+    return Option(name, field, Annotated[DemoPlan.model_fields[field].annotation, option])
 
 
 PLAN_OPTIONS: dict[str, Option] = {
@@ -47,7 +46,6 @@ PLAN_OPTIONS: dict[str, Option] = {
                     help="Target to run (repeatable; default: the six built-in local targets).",
                 ),
             ],
-            None,
         ),
         _plan_option(
             "panel",
@@ -80,7 +78,7 @@ def _build_plan(values: dict[str, Any]) -> DemoPlan:
 
 @app.command()
 @llm_options("cache", "script")
-@option_group("plan", PLAN_OPTIONS, (), _build_plan)
+@option_group("plan", PLAN_OPTIONS, (), _build_plan, DemoPlan)
 def demo(
     out_dir: Annotated[
         Path, typer.Option("--out", help="Folder for the suite and reports.")

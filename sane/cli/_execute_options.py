@@ -28,13 +28,11 @@ OPTIONS: dict[str, Option] = {
                 list[str] | None,
                 typer.Option(metavar="NAME", help="Target name(s); default all."),
             ],
-            None,
         ),
         Option(
             "repeats",
             "repeats",
             Annotated[int, typer.Option(min=1, help="Scores per variant.")],
-            1,
         ),
         Option(
             "timeout",
@@ -43,7 +41,6 @@ OPTIONS: dict[str, Option] = {
                 float,
                 typer.Option(help="Seconds per scorer call (a target's own timeout_s wins)."),
             ],
-            60.0,
         ),
         Option(
             "tolerance_floor",
@@ -52,7 +49,6 @@ OPTIONS: dict[str, Option] = {
                 float,
                 typer.Option(help="Least tolerance a relation check uses, on the 0-1 scale."),
             ],
-            0.05,
         ),
     )
 }
@@ -61,7 +57,9 @@ OPTIONS: dict[str, Option] = {
 def execute_options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a command the execution options `names` (default: all) in place of its
     `execution`."""
-    return option_group("execution", OPTIONS, names, build_execute_config)
+    from sane.records import ExecuteConfig
+
+    return option_group("execution", OPTIONS, names, build_execute_config, ExecuteConfig)
 
 
 def build_execute_config(values: dict[str, Any]) -> ExecuteConfig:

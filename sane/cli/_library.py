@@ -28,7 +28,7 @@ def add(
 ) -> None:
     """Add the aligned recipes of one or more suites to the library (re-adding replaces)."""
     with errors_to_exit_codes():
-        from sane.analyses.recipe_library import RecipeLibrary
+        from sane.suites.recipe_library import RecipeLibrary
 
         store = RecipeLibrary(library, create=True)
         try:
@@ -51,7 +51,7 @@ def stats(
 ) -> None:
     """Unique aligned recipes per scorer and over scorer subsets (SANE section 5.1)."""
     with errors_to_exit_codes():
-        from sane.analyses.recipe_library import RecipeLibrary
+        from sane.suites.recipe_library import RecipeLibrary
 
         store = RecipeLibrary(library)
         try:

@@ -34,7 +34,6 @@ OPTIONS: dict[str, Option] = {
                     help="litellm Router file: deployments of router/NAME models, fallbacks."
                 ),
             ],
-            None,
         ),
         Option(
             "rate_limit",
@@ -52,7 +51,6 @@ OPTIONS: dict[str, Option] = {
             "cache",
             "cache_path",
             Annotated[Path | None, typer.Option(help="LLM cache file (default: user cache dir).")],
-            None,
         ),
         Option(
             "script",
@@ -60,7 +58,6 @@ OPTIONS: dict[str, Option] = {
             Annotated[
                 Path | None, typer.Option(help="Rules file for the `scripted` model (tests, docs).")
             ],
-            None,
         ),
         Option(
             "api_base",
@@ -72,25 +69,21 @@ OPTIONS: dict[str, Option] = {
                     "then called on it directly, without litellm)."
                 ),
             ],
-            None,
         ),
         Option(
             "concurrency",
             "concurrency",
             Annotated[int, typer.Option(min=1, help="Concurrent LLM calls.")],
-            8,
         ),
         Option(
             "max_calls",
             "max_calls",
             Annotated[int | None, typer.Option(help="Stop after this many uncached LLM calls.")],
-            None,
         ),
         Option(
             "max_cost",
             "max_cost",
             Annotated[float | None, typer.Option(help="Stop once this many USD are spent.")],
-            None,
         ),
         Option(
             "llm_timeout",
@@ -98,7 +91,6 @@ OPTIONS: dict[str, Option] = {
             Annotated[
                 float, typer.Option(min=1, help="Seconds one LLM call may take once it runs.")
             ],
-            120.0,
         ),
     )
 }
@@ -107,7 +99,11 @@ OPTIONS: dict[str, Option] = {
 def llm_options(*names: str, **fixed: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a command the LLM options `names` (default: all) in place of its `llm` parameter;
     `fixed` sets `LLMSettings` fields the command does not offer."""
-    return option_group("llm", OPTIONS, names, lambda values: settings_from(values, fixed))
+    from sane.llm import LLMSettings
+
+    return option_group(
+        "llm", OPTIONS, names, lambda values: settings_from(values, fixed), LLMSettings
+    )
 
 
 def settings_from(values: dict[str, Any], fixed: dict[str, Any] | None = None) -> LLMSettings:

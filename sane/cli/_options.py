@@ -5,6 +5,11 @@ the group's decorator gives the command's signature the group's options instead 
 Typer shows and parses them), builds the object from their values and passes it in,
 refusing a bad value as bad input. A command that offers only some options of a group
 names them; the others keep their defaults or the values the command fixes.
+
+An option's default is its field's default in the group's model (`RunConfig`,
+`ExecuteConfig`, `LLMSettings`): declared once, in the model, and shown by `--help`. An
+option says its own default only where the command line means something else (a list
+option's "none given" is `None`, not the model's empty list).
 """
 
 from __future__ import annotations
@@ -15,22 +20,38 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 Build = Callable[[dict[str, Any]], Any]
+FIELD_DEFAULT: Any = object()  # the option's default is its field's default in the model
+REQUIRED: Any = inspect.Parameter.empty
 
 
 @dataclass(frozen=True)
 class Option:
     """One command-line option (its parameter name) and the field of the object it fills;
-    an option without a default is required."""
+    an option whose field has no default (or that says REQUIRED) is required."""
 
     name: str
     field: str
     annotation: Any
-    default: Any = inspect.Parameter.empty
+    default: Any = FIELD_DEFAULT
+
+
+def default_of(option: Option, model: type[BaseModel]) -> Any:
+    """The option's default: its own where it says one, else its field's in `model`."""
+    if option.default is not FIELD_DEFAULT:
+        return option.default
+    field = model.model_fields[option.field]
+    return REQUIRED if field.is_required() else field.get_default(call_default_factory=True)
 
 
 def option_group(
-    parameter: str, options: dict[str, Option], names: tuple[str, ...], build: Build
+    parameter: str,
+    options: dict[str, Option],
+    names: tuple[str, ...],
+    build: Build,
+    model: type[BaseModel],
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A decorator replacing the command's `parameter` by the options `names` (default:
     all of `options`), and passing `build(values by option name)` in its place."""
@@ -44,7 +65,10 @@ def option_group(
         own = [p for p in signature.parameters.values() if p.name != parameter]
         added = [
             inspect.Parameter(
-                o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default, annotation=o.annotation
+                o.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=default_of(o, model),
+                annotation=o.annotation,
             )
             for o in chosen
         ]

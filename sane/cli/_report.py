@@ -20,7 +20,7 @@ from sane.llm import LLMSettings
 from sane.output_files import write_text_atomic
 
 if TYPE_CHECKING:
-    from sane.report import HumanAlignment, Report
+    from sane.reporting import HumanAlignment, Report
 
 FORMATS = ("summary", "json", "md", "html")
 
@@ -93,7 +93,7 @@ def report(
 
 
 def _render(report: Report, format: str) -> str:
-    from sane.report import render_markdown
+    from sane.reporting import render_markdown
 
     if format == "json":
         return json.dumps(report.model_dump(mode="json"), indent=2)
@@ -259,7 +259,7 @@ def _rank_report(
 ) -> Report:
     from sane import api
     from sane.analyses.human_alignment import human_benchmark
-    from sane.report import build_report
+    from sane.reporting import build_report
     from sane.suites.store import SuiteStore
 
     if human is not None and human_data is not None:

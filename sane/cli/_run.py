@@ -51,7 +51,7 @@ def generate(
     """Derive, validate and store a scorer-specific test suite (qualifying its oracle first)."""
     from sane import api
     from sane.estimate import estimate_inputs, render_estimate
-    from sane.report import build_report
+    from sane.reporting import build_report
 
     assert run is not None
     if dry_run:

@@ -39,32 +39,27 @@ OPTIONS: dict[str, Option] = {
             "votes",
             "votes",
             Annotated[int, typer.Option(min=1, help="Oracle votes per decision.")],
-            3,
         ),
         Option(
             "cases",
             "cases",
             Annotated[int, typer.Option(min=1, help="Cases per aligned recipe.")],
-            10,
         ),
         Option(
             "tau",
             "tau",
             Annotated[int | None, typer.Option(help="Joint-valid cases a family needs.")],
-            None,
         ),
-        Option("seed", "seed", Annotated[int, typer.Option(help="Generation seed.")], 0),
+        Option("seed", "seed", Annotated[int, typer.Option(help="Generation seed.")]),
         Option(
             "capabilities",
             "max_capabilities",
             Annotated[int, typer.Option(min=1, help="Most capabilities to derive (derived).")],
-            6,
         ),
         Option(
             "recipes",
             "recipes_per_capability",
             Annotated[int, typer.Option(min=1, help="Most recipes per capability (derived).")],
-            2,
         ),
         Option(
             "generator",
@@ -75,7 +70,6 @@ OPTIONS: dict[str, Option] = {
                     help="Recipe source: derived (default) or fixed:NAME (jrh, behavioral, ...)."
                 ),
             ],
-            "derived",
         ),
         Option(
             "exhaustive",
@@ -87,7 +81,6 @@ OPTIONS: dict[str, Option] = {
                     "sequential decisions, more calls)."
                 ),
             ],
-            False,
         ),
         Option(
             "stop_at_tau",
@@ -96,7 +89,6 @@ OPTIONS: dict[str, Option] = {
                 bool,
                 typer.Option(help="Budget mode: stop a family once it has tau joint-valid cases."),
             ],
-            False,
         ),
         Option(
             "panel",
@@ -110,7 +102,6 @@ OPTIONS: dict[str, Option] = {
                     "(lower/higher/same), each vote both ways round."
                 ),
             ],
-            "contrastive",
         ),
         Option(
             "vote_rationale",
@@ -122,7 +113,6 @@ OPTIONS: dict[str, Option] = {
                     "--no-vote-rationale asks for the answer alone (fewer tokens)."
                 ),
             ],
-            True,
         ),
     )
 }
@@ -130,7 +120,9 @@ OPTIONS: dict[str, Option] = {
 
 def run_options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a command the run options `names` (default: all) in place of its `run`."""
-    return option_group("run", OPTIONS, names, build_run_config)
+    from sane.records import RunConfig
+
+    return option_group("run", OPTIONS, names, build_run_config, RunConfig)
 
 
 def build_run_config(values: dict[str, Any]) -> RunConfig:

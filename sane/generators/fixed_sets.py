@@ -21,9 +21,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sane import _yaml as strict_yaml
+from sane.edits import TRANSFORMS
 from sane.errors import InputError
 from sane.generators.base import OPTION, register_generator
-from sane.generators.transforms import TRANSFORMS
 from sane.records import (
     Capability,
     Example,

@@ -3,7 +3,7 @@
 SANE section 6 proposes a retrieval library of validated recipes reused across related
 scorers. This generator derives capabilities and recipes as the ``derived`` generator does,
 then adds up to ``max_capabilities`` reused recipes: validated recipes of the *other*
-scorers in the library (:class:`sane.analyses.recipe_library.RecipeLibrary`), taken from the scorer
+scorers in the library (:class:`sane.suites.recipe_library.RecipeLibrary`), taken from the scorer
 whose criterion is most similar to the new spec's first. Each reused recipe arrives as a
 capability of its own (``cap-lib-N``, named after the recipe and its source scorer) with
 one recipe whose ``generator`` is ``library:<scorer>``. Reused recipes are candidates like
@@ -33,7 +33,7 @@ _SOURCE = re.compile(r"\[library recipe (?P<key>[0-9a-f]+) from (?P<scorer>[^\]]
 
 def related_scorers(criteria: dict[str, str], spec: ScorerSpec) -> list[str]:
     """Other scorers of the library, most similar criterion first (lexical/embedding)."""
-    from sane.analyses.reproducibility import choose_similarity
+    from sane.similarity import choose_similarity
 
     others = [name for name in criteria if name != spec.name]
     if not others:
@@ -47,7 +47,7 @@ class LibraryGenerator:
     """Derived capabilities and recipes, plus reused validated recipes from a library."""
 
     def __init__(self, path: str) -> None:
-        from sane.analyses.recipe_library import RecipeLibrary
+        from sane.suites.recipe_library import RecipeLibrary
 
         self.name = f"library:{path}"
         self.path = path
@@ -55,7 +55,7 @@ class LibraryGenerator:
         RecipeLibrary(path).close()  # a missing or broken library is bad input, up front
 
     def _library(self):
-        from sane.analyses.recipe_library import RecipeLibrary
+        from sane.suites.recipe_library import RecipeLibrary
 
         return RecipeLibrary(self.path)
 

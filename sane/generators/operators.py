@@ -2,7 +2,7 @@
 
 Why: a panel is measured by what it keeps and what it rejects. A derived suite mostly proposes
 recipes that look right, so it shows little of what a panel lets through; this generator
-proposes each code edit of the catalogue (sane.generators.transforms, `OPERATORS`) under
+proposes each code edit of the catalogue (sane.edits, `OPERATORS`) under
 each of the five pair relations (decrease, increase, invariant, no_increase, no_decrease).
 For a given criterion most of the 45 are wrong, and each one's truth is exact (its cases are
 written by code), which is what the validity sweep (`benchmarks/bench_validity.py
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sane.edits import OPERATORS
 from sane.errors import InputError
 from sane.generators.base import OPTION, register_generator
-from sane.generators.transforms import OPERATORS
 from sane.records import Capability, Example, PairRelation, Recipe, RunConfig, ScorerSpec
 from sane.relations import KINDS
 from sane.requirements import Requirement

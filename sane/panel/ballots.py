@@ -33,7 +33,7 @@ from typing import ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, Field, field_validator
 
-from sane.records import Decision, Question, Recipe, Relation, RunConfig, Vote
+from sane.records import Decision, Relation, Vote
 from sane.relations import kind_of
 
 RATIONALE_CHARS = 160  # "one short sentence": the bound reaches a local model's grammar
@@ -93,6 +93,15 @@ def with_reply_line(prompt: list[dict[str, str]], reply: Reply) -> list[dict[str
     asked = RATIONALE_ASKED if issubclass(reply, _Drafted) else ""
     *head, last = prompt
     return [*head, {**last, "content": f"{last['content']}\nReturn {{{asked}{reply.shape}}}."}]
+
+
+def vote_call(
+    prompt: list[dict[str, str]], ballot: Ballot, rationale: bool
+) -> tuple[list[dict[str, str]], Reply]:
+    """What one vote on `ballot` sends: the prompt with its reply line, and the reply shape
+    (the panel sends it; the dry-run estimate counts it)."""
+    reply = reply_for(ballot, rationale)
+    return with_reply_line(prompt, reply), reply
 
 
 TEXTS_EXCHANGED = "texts_exchanged"
@@ -186,41 +195,3 @@ def direction_ballot(relation: Relation) -> DirectionBallot | None:
     """The blind ballot for a pair relation; None for kinds a direction cannot express."""
     expected = kind_of(relation).directions
     return None if expected is None else DirectionBallot(expected)
-
-
-def alignment_question(recipe: Recipe, config: RunConfig) -> tuple[str, Ballot | None]:
-    """The alignment prompt template and ballot for one recipe under the suite's panel:
-    the blind direction question where the panel is blind and the relation is a pair
-    relation, otherwise the yes/no question (None: the panel's default ballot)."""
-    if config.panel == "blind":
-        ballot = direction_ballot(recipe.relation)
-        if ballot is not None:
-            return "vote_direction.j2", ballot
-    return "vote_alignment.j2", None
-
-
-CASE_TEMPLATES = {
-    Question.realization: "vote_realization.j2",
-    Question.applicability: "vote_applicability.j2",
-}
-
-
-def case_question(
-    question: Question, recipe: Recipe, config: RunConfig
-) -> tuple[str, Ballot | None]:
-    """The prompt template and ballot for one case question: under a blind panel the
-    applicability of a pair relation is the direction question on this case's own texts
-    (code compares the answer with the relation), and realization is asked against a
-    decoy instruction too; everything else is a plain yes/no."""
-    if config.panel == "blind" and question is Question.applicability:
-        ballot = direction_ballot(recipe.relation)
-        if ballot is not None:
-            return "vote_case_direction.j2", ballot
-    if config.panel == "blind" and question is Question.realization:
-        return CASE_TEMPLATES[question], YesNoBallot(question.value, contrast=DECOY_INSTRUCTION)
-    return CASE_TEMPLATES[question], None
-
-
-def needs_mirror_rejected(config: RunConfig) -> bool:
-    """Contrastive and blind panels align a recipe only when its mirror is not accepted."""
-    return config.panel in ("contrastive", "blind")

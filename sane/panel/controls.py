@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from sane.generators.transforms import FILLER, TransformError, TransformInput, apply_transform
+from sane.edits import FILLER, TransformError, TransformInput, apply_transform
 from sane.panel.ballots import order_consistent
 from sane.records import (
     Case,

@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from sane.errors import LLMError
-from sane.panel.ballots import Ballot, YesNoBallot, reply_for, with_reply_line
+from sane.panel.ballots import Ballot, YesNoBallot, vote_call
 from sane.records import Decision, PanelDecision, Question, Vote
 
 if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
     from sane.llm import LLMClient
+    from sane.panel.kinds import PanelQuestion
 
 Prompt = list[dict[str, str]]
 
@@ -87,10 +88,10 @@ class OraclePanel:
         self.rationale = rationale
 
     async def _ask(self, model: str, prompt: Prompt, index: int, ballot: Ballot) -> BaseModel:
-        reply = reply_for(ballot, self.rationale)
+        sent, reply = vote_call(prompt, ballot, self.rationale)
         return await self.llm.structured(
             model,
-            with_reply_line(prompt, reply),
+            sent,
             reply,
             task=f"vote:{ballot.task}",
             sample_index=index,
@@ -142,6 +143,12 @@ class OraclePanel:
                 {"as_asked": draft.model_dump(), str(ballot.contrast): other.model_dump()},
                 separators=(",", ":"),
             ),
+        )
+
+    async def decide_question(self, subject_id: str, asked: PanelQuestion) -> PanelDecision:
+        """The panel's decision on a question its kind rendered (sane.panel.kinds)."""
+        return await self.decide(
+            subject_id, asked.question, asked.prompt, asked.ballot, contrast=asked.contrast
         )
 
     async def decide(

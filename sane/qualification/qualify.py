@@ -30,8 +30,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sane.edits import TransformError, TransformInput, apply_transform
 from sane.generators.operators import grid_capabilities, grid_recipes
-from sane.generators.transforms import TransformError, TransformInput, apply_transform
 from sane.inputs import load_spec
 from sane.panel.ballots import TEXTS_EXCHANGED, TURNED_ROUND, DirectionBallot
 from sane.panel.oracle import OraclePanel

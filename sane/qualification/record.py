@@ -52,6 +52,8 @@ class Qualification(Record):
             return f"{kind} {self.model} qualifies for panel {panel} (accuracy {self.accuracy})"
         if self.calls and self.answered < MIN_ANSWERED * self.calls:
             why = f"only {self.answered} of {self.calls} calls answered"
+        elif panel not in self.thresholds:
+            why = f"the validity sweep never measured panel {panel}, so no accuracy is known"
         elif threshold is None:
             why = f"no accuracy in the sweep met the targets for panel {panel}"
         elif self.accuracy.rate is None or self.accuracy.rate < threshold:

@@ -7,7 +7,7 @@ its record, its check, its mirror, the roles whose change it measures, its paire
 expectation, the blind panel's direction, and its formula and plain words. Everything else
 (the executor, the panel's prompts and ballots, the statistics, the reports) asks the kind.
 Adding a kind is one module that registers it, named in the `sane.relation_kinds`
-entry-point group (sane._registry), plus its row in tests/validators/test_relation_kinds.py.
+entry-point group (sane._registry), plus its row in tests/relations/test_relation_kinds.py.
 """
 
 from typing import Annotated, Union
@@ -29,6 +29,7 @@ from sane.relations._kind import (
     kind_of,
     mirror,
     predicts,
+    reference_role,
     unchanged,
     verdict,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "kind_of",
     "mirror",
     "predicts",
+    "reference_role",
     "register_relation",
     "relation_roles",
     "unchanged",

@@ -75,6 +75,10 @@ class RelationKind:
     - `formula`: a format string over the relation's fields, for reports.
     - `predicts(relation, gets)`: the claim in plain words, for the oracle's prompts.
     - `example` and `meaning`: how the recipe agent is told about the kind.
+    - `series(relation)`: the roles in their expected order, for the ordering statistics
+      (Kendall tau and monotone share over a graded series); None for other kinds.
+    - `repeats(relation)`: how many times each variant is scored, where the kind itself says
+      (repeatability); None: the execution's `--repeats`.
     """
 
     name: str
@@ -92,6 +96,8 @@ class RelationKind:
     predicts: Callable[[Any, str], str]
     example: str
     meaning: str
+    series: Callable[[Any], list[str]] | None = None
+    repeats: Callable[[Any], int] | None = None
 
 
 KINDS: Registry[RelationKind] = Registry("relation kind", group="sane.relation_kinds")
@@ -103,6 +109,13 @@ def register(kind: RelationKind) -> RelationKind:
 
 def kind_of(relation: Any) -> RelationKind:
     return KINDS[relation.kind]
+
+
+def reference_role(relation: Any) -> str:
+    """The role a case's other texts are compared with (diffs, reports): the start of its
+    change where the kind has one, else its first role."""
+    kind = kind_of(relation)
+    return kind.change(relation)[0] if kind.change is not None else relation.roles()[0]
 
 
 def verdict(ok: bool, detail: str) -> RelationResult:

@@ -72,5 +72,6 @@ register(
         ),
         example='{"kind": "repeatable", "variant": "original", "repeats": 3}',
         meaning="scoring the same text repeatedly gives the same score.",
+        repeats=lambda r: r.repeats,
     )
 )

@@ -109,6 +109,7 @@ register(
         example='{"kind": "ordered", "series": ["level_1", "level_2", "level_3"]}',
         meaning="a graded series listed from the lowest to the highest score is scored in "
         "that order.",
+        series=lambda r: list(r.series),
     )
 )
 register(

@@ -26,7 +26,7 @@ from pydantic import Field
 
 from sane._record import Record
 from sane.records import Case, Decision, PanelDecision, Question, SuiteSnapshot
-from sane.report.formatting import markdown_environment
+from sane.reporting.formatting import markdown_environment
 from sane.stats import pass_rate_ci
 from sane.validators.families import aligned_recipe_ids, count_family, panel_decisions
 from sane.validators.guards import guarded_cases

@@ -24,12 +24,11 @@ from sane.records import (
     ExecutionRecord,
     OutputContract,
     Recipe,
-    RepeatableRelation,
     ScorerSpec,
     Verdict,
     relation_roles,
 )
-from sane.relations import check_relation
+from sane.relations import check_relation, kind_of
 from sane.scorers.base import Target
 
 
@@ -220,8 +219,10 @@ def variant_records(spec: ScorerSpec, case: Case, roles: list[str]) -> dict[str,
 
 
 def repeats_of(recipe: Recipe, repeats: int) -> int:
-    relation = recipe.relation
-    return relation.repeats if isinstance(relation, RepeatableRelation) else repeats
+    """How many times each variant is scored: what the relation kind says where it says
+    (repeatability), else the execution's `repeats`."""
+    own = kind_of(recipe.relation).repeats
+    return own(recipe.relation) if own is not None else repeats
 
 
 def _error_record(

@@ -29,7 +29,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from sane.generators.transforms import OPERATORS, TransformError, TransformInput, apply_transform
+from sane.edits import OPERATORS, TransformError, TransformInput, apply_transform
 from sane.inputs import examples_path, load_examples, load_spec
 from sane.panel.controls import FAITHFUL_EDITS
 from sane.records import Example, ExecuteConfig, PairRelation, ScorerSpec

@@ -22,7 +22,8 @@ from statistics import fmean
 
 from pydantic import Field
 
-from sane.records import ExecutionRecord, OrderedRelation, OutputContract, Recipe, Verdict
+from sane.records import ExecutionRecord, OutputContract, Recipe, Verdict
+from sane.relations import kind_of
 from sane.stats._base import StatsModel
 from sane.stats._profile import role_scores
 
@@ -88,18 +89,27 @@ def recipe_ordering(
     series: dict[str, list[dict[str, float]]] = {}
     for execution in executions:
         recipe = recipes.get(execution.recipe_id)
-        if recipe is None or not isinstance(recipe.relation, OrderedRelation):
+        levels = _series(recipe)
+        if recipe is None or levels is None:
             continue
         series.setdefault(recipe.id, [])
         if execution.verdict is Verdict.error:
             continue
         case = {}
-        for level in recipe.relation.series:
+        for level in levels:
             values = role_scores(execution, level, contract)
             if values:
                 case[level] = fmean(values)
         series[recipe.id].append(case)
     return {
-        rid: ordering_stats(recipes[rid].relation.series, cases)  # type: ignore[union-attr]
+        rid: ordering_stats(_series(recipes[rid]) or [], cases)
         for rid, cases in sorted(series.items())
     }
+
+
+def _series(recipe: Recipe | None) -> list[str] | None:
+    """The recipe's graded series, where its relation kind has one (sane.relations)."""
+    if recipe is None:
+        return None
+    kind = kind_of(recipe.relation)
+    return kind.series(recipe.relation) if kind.series is not None else None

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from statistics import fmean
+from typing import Any
 
-from sane.records import ExecutionRecord, OutputContract, PairRelation, Recipe, Verdict
+from sane.records import ExecutionRecord, OutputContract, Recipe, Verdict
+from sane.relations import kind_of
 from sane.stats._base import StatsModel
 
 
@@ -38,24 +40,29 @@ def sensitivity_score(original: float, perturbed: float, eps: float = 1e-6) -> f
     return max(0.0, original - perturbed) / (original + eps)
 
 
-def is_degradation(relation: object, *, criterion_higher_is_better: bool) -> bool:
-    """A pair relation that expects the input to get worse on the criterion.
+def is_degradation(relation: Any, *, criterion_higher_is_better: bool) -> bool:
+    """A relation whose only allowed direction is the input getting worse on the criterion
+    (its kind's change and blind-panel directions: sane.relations).
 
     Relation kinds are about raw scores, so for a lower-is-better criterion (toxicity) a
-    degradation is an expected ``increase``.
+    degradation is an expected rise.
     """
-    if not isinstance(relation, PairRelation):
-        return False
-    worse = "decrease" if criterion_higher_is_better else "increase"
-    return relation.kind == worse
+    worse = "lower" if criterion_higher_is_better else "higher"
+    return _directions(relation) == {worse}
 
 
-def is_invariance(relation: object) -> bool:
-    return isinstance(relation, PairRelation) and relation.kind == "invariant"
+def is_invariance(relation: Any) -> bool:
+    """A relation whose only allowed direction is "same" between its change's two roles."""
+    return _directions(relation) == {"same"}
+
+
+def _directions(relation: Any) -> frozenset[str] | None:
+    kind = kind_of(relation)
+    return kind.directions if kind.change is not None else None
 
 
 def goodness_pair(
-    execution: ExecutionRecord, relation: PairRelation, contract: OutputContract
+    execution: ExecutionRecord, relation: Any, contract: OutputContract
 ) -> tuple[float, float] | None:
     """(original, perturbed) normalised goodness of one execution; None if unusable.
 
@@ -63,7 +70,10 @@ def goodness_pair(
     scores when present, otherwise normalises the raw scores with ``contract``.
     """
     pair = []
-    for role in (relation.original, relation.perturbed):
+    change = kind_of(relation).change
+    if change is None:
+        return None
+    for role in change(relation):
         normalised = [v for v in execution.normalised.get(role, []) if v is not None]
         if not normalised:
             raw = [v for v in execution.scores.get(role, []) if v is not None]
@@ -103,7 +113,7 @@ def stability_sensitivity(
         degradation = is_degradation(relation, criterion_higher_is_better=direction)
         if not (invariance or degradation):
             continue
-        pair = goodness_pair(execution, relation, contract)  # type: ignore[arg-type]
+        pair = goodness_pair(execution, relation, contract)
         if pair is None:
             continue
         if invariance:

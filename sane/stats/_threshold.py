@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from sane.records import is_validated
 from sane.stats._base import StatsModel
-from sane.validators.families import is_validated
 
 
 class ThresholdRow(StatsModel):

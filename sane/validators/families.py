@@ -5,9 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from sane.panel.ballots import needs_mirror_rejected
 from sane.panel.controls import contrastive_aligned
-from sane.records import Case, Decision, Family, PanelDecision, Question, Recipe, RunConfig
+from sane.panel.kinds import panel_kind
+from sane.records import (
+    Case,
+    Decision,
+    Family,
+    PanelDecision,
+    Question,
+    Recipe,
+    RunConfig,
+    is_validated,
+)
 from sane.validators.guards import guarded_cases, recipe_rejections
 
 if TYPE_CHECKING:
@@ -42,7 +51,7 @@ def aligned_recipe_ids(
     The one place this rule lives."""
     recipes = list(recipes)
     rejected = recipe_rejections(recipes)
-    mirror_rejected = needs_mirror_rejected(config)
+    mirror_rejected = panel_kind(config.panel).rejects_mirror
 
     def accepted(recipe_id: str) -> bool:
         decision = alignment.get(recipe_id)
@@ -55,13 +64,6 @@ def aligned_recipe_ids(
     return {r.id for r in recipes if accepted(r.id)} - set(rejected)
 
 
-def is_validated(joint_valid: int, tau: int) -> bool:
-    """A family is validated when at least tau of its cases are joint-valid. The one place
-    the family rule lives (the family stage, the report's recount and the generator
-    comparison's recount with another threshold all ask it)."""
-    return joint_valid >= tau
-
-
 def count_family(
     recipe_id: str,
     cases: list[Case],
@@ -69,18 +71,21 @@ def count_family(
     applicability: dict[str, PanelDecision],
     tau: int,
     excluded: set[str] = frozenset(),  # type: ignore[assignment]
+    *,
+    aligned: bool = True,
 ) -> Family:
-    """Counts nest: applicable means realized and applicable; joint-valid adds alignment,
-    which holds for every family that has cases."""
+    """Counts nest: applicable means realized and applicable; joint-valid adds alignment
+    (a family the pipeline counts is aligned; the report recounts every recipe)."""
     realized, applicable = realized_and_applicable(cases, realization, applicability, excluded)
+    joint = len(applicable) if aligned else 0
     return Family(
         recipe_id=recipe_id,
         cases=len(cases),
         realized=len(realized),
         applicable=len(applicable),
-        joint_valid=len(applicable),
+        joint_valid=joint,
         tau=tau,
-        validated=is_validated(len(applicable), tau),
+        validated=is_validated(joint, tau),
     )
 
 
@@ -114,10 +119,11 @@ def count_families(
     realization: dict[str, PanelDecision],
     applicability: dict[str, PanelDecision],
     config: RunConfig,
+    aligned: set[str] | None = None,
 ) -> list[Family]:
-    """The family of every recipe given (the aligned ones), counted from the decisions in
-    force; a family with fewer cases than planned was stopped early by sequential
-    generation, and says why."""
+    """The family of every recipe given, counted from the decisions in force (`aligned`:
+    the recipes that are aligned; None: all given are); a family with fewer cases than
+    planned was stopped early by sequential generation, and says why."""
     families = []
     for recipe in recipes:
         stored = cases.get(recipe.id, [])
@@ -128,6 +134,7 @@ def count_families(
             applicability,
             config.threshold,
             excluded=set(guarded_cases([recipe], stored)),
+            aligned=aligned is None or recipe.id in aligned,
         )
         skipped = max(config.cases - family.cases, 0)
         if skipped:

@@ -197,3 +197,14 @@ def guarded_cases(recipes: Iterable[Recipe], cases: Iterable[Case]) -> dict[str,
         if finding is not None:
             rejected[case.id] = finding
     return rejected
+
+
+def usable(recipe: Recipe, case: Case) -> bool:
+    """A case the agent wrote and no guard rejects: the only kind put to the panel. The one
+    place this rule lives (the live recipe flows and the recovery stages both ask it)."""
+    return case.error is None and case_rejection(recipe, case) is None
+
+
+def first_usable(recipe: Recipe, cases: Iterable[Case]) -> Case | None:
+    """The usable case with the lowest index: the one a family's planted controls copy."""
+    return next((c for c in sorted(cases, key=lambda c: c.index) if usable(recipe, c)), None)

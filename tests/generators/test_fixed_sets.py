@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from sane.edits import TRANSFORMS
 from sane.errors import InputError
 from sane.generators import available_generators, fixed_set_names, get_generator, load_fixed_set
-from sane.generators.transforms import TRANSFORMS
 from sane.records import (
     Capability,
     OutputContract,

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import sane
+from sane.edits import TransformInput, apply_transform
 from sane.generators import fixed_set_names, load_fixed_set
-from sane.generators.transforms import TransformInput, apply_transform
 from sane.llm import LLMSettings
 from sane.records import Decision, Question, Verdict
 from sane.suites.store import SuiteStore

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sane.generators.transforms import (
+from sane.edits import (
     FILLER,
     OPERATORS,
     TRANSFORMS,

@@ -11,7 +11,7 @@ import sane
 from sane.api import report_html
 from sane.llm import LLMSettings
 from sane.records import Question, Requirement
-from sane.report import render_markdown
+from sane.reporting import render_markdown
 from sane.suites.store import SuiteStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

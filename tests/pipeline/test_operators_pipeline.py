@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 
 import sane
-from sane.generators.transforms import OPERATORS, TransformInput, apply_transform
+from sane.edits import OPERATORS, TransformInput, apply_transform
 from sane.llm import LLMSettings
 from sane.records import Question
 from sane.suites.store import SuiteStore

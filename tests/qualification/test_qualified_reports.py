@@ -2,7 +2,7 @@
 
 Real suites from the operator grid on simulated oracles: a poor one (accuracy 0.6) does
 not qualify, a perfect one does; a suite generated without qualification says its oracle
-was never qualified. The HTML report's banner: tests/report_html/test_html_qualification.py."""
+was never qualified. The HTML report's banner: tests/reporting/html/test_html_qualification.py."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from sane import api
 from sane.cli import app
-from sane.report import Limits, evaluate, gate_document, junit_xml, render_gate, render_markdown
+from sane.reporting import Limits, evaluate, gate_document, junit_xml, render_gate, render_markdown
 from tests.qualification.qualified_suites import simulated_suite
 
 

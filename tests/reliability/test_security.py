@@ -13,8 +13,8 @@ from jinja2.exceptions import SecurityError, UndefinedError
 from reliability_helpers import cli
 from test_pipeline_faults import SPEC, respond
 
+from sane.edits import OPERATORS
 from sane.errors import ScorerError
-from sane.generators.transforms import OPERATORS
 from sane.inputs import load_spec
 from sane.prompts import messages, render
 from sane.records import (

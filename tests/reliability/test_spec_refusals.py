@@ -12,7 +12,7 @@ import yaml
 from reliability_helpers import cli, scripted_args
 
 from sane import api
-from sane.report import Limits, evaluate, junit_xml
+from sane.reporting import Limits, evaluate, junit_xml
 
 
 def _write_spec(work: Path, change) -> Path:

@@ -17,7 +17,7 @@ from suite_builder import build_tiny_suite
 
 def _report_kit() -> Any:
     spec = importlib.util.spec_from_file_location(
-        "sane_review_test_kit", TESTS / "report" / "conftest.py"
+        "sane_review_test_kit", TESTS / "reporting" / "conftest.py"
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

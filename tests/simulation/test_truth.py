@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sane.generators.transforms import OPERATORS
+from sane.edits import OPERATORS
 from sane.panel.controls import FAITHFUL_EDITS
 from sane.records import PairRelation
 from sane.simulation.prompt_reader import Asked

@@ -5,9 +5,9 @@ from __future__ import annotations
 from suite_builders import build_suite, write_spec
 from typer.testing import CliRunner
 
-from sane.analyses.recipe_library import RecipeLibrary, subset_analysis
 from sane.cli import app
 from sane.records import Decision, Question
+from sane.suites.recipe_library import RecipeLibrary, subset_analysis
 from sane.suites.store import SuiteStore
 from sane.validators.guards import recipe_rejections
 
@@ -45,7 +45,7 @@ def test_library_counts_unique_aligned_recipes_across_scorers(suite_dir, scripte
 def test_library_generator_adds_reused_recipes_that_go_through_the_panel(
     suite_dir, scripted, monkeypatch
 ):
-    from sane.analyses import reproducibility as compare
+    from sane import similarity as compare
 
     lexical = compare.choose_similarity("lexical")
     monkeypatch.setattr(compare, "choose_similarity", lambda method="auto": lexical)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sane import api
-from sane.report import build_report
+from sane.reporting import build_report
 from sane.suites.store import SuiteStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli_check"))

@@ -11,8 +11,9 @@ from suite_builders import build_suite
 from typer.testing import CliRunner
 
 import sane
-from sane.analyses.reproducibility import compare_suites, lexical_similarity, match_recipes
+from sane.analyses.reproducibility import compare_suites, match_recipes
 from sane.cli import app
+from sane.similarity import lexical_similarity
 from sane.suites.store import SuiteStore
 
 
@@ -127,7 +128,7 @@ def test_recipe_matching_counts_counterparts_by_threshold():
 
 @pytest.mark.local_models
 def test_recipe_matching_with_the_embedded_minilm():
-    from sane.analyses.reproducibility import choose_similarity, embedding_similarity
+    from sane.similarity import choose_similarity, embedding_similarity
 
     label, _, _ = choose_similarity("embedding")
     assert label.startswith("embedding:all-minilm-l6-v2")

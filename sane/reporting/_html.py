@@ -25,15 +25,16 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
+from pydantic import TypeAdapter, ValidationError
 
 from sane.records import Capability, Recipe, Requirement
-from sane.relations import formula
-from sane.report._models import FaultEvidence, Report
-from sane.report._plots import heat_colour, pass_rate_plot, stability_plot, threshold_plot
-from sane.report._worddiff import diff_variants
-from sane.report.formatting import ci as _ci
-from sane.report.formatting import num as _num
-from sane.report.formatting import pct as _pct
+from sane.relations import Relation, formula, reference_role
+from sane.reporting._models import FaultEvidence, Report
+from sane.reporting._plots import heat_colour, pass_rate_plot, stability_plot, threshold_plot
+from sane.reporting._worddiff import diff_variants
+from sane.reporting.formatting import ci as _ci
+from sane.reporting.formatting import num as _num
+from sane.reporting.formatting import pct as _pct
 from sane.validators.guards import guard_text
 
 PAGE_SIZE = 50
@@ -49,11 +50,16 @@ class LiveOptions:
 
 
 def _reference_role(spec: Mapping[str, Any], variants: Mapping[str, str]) -> str | None:
-    for key in ("original", "variant"):
-        if spec.get(key) in variants:
-            return str(spec[key])
-    series = spec.get("series")
-    return series[0] if isinstance(series, list) and series else None
+    """The role the other texts are diffed against, as the relation's kind says; None for a
+    stored relation no registered kind reads."""
+    try:
+        role = reference_role(_RELATION.validate_python(dict(spec)))
+    except ValidationError:
+        return None
+    return role if role in variants else None
+
+
+_RELATION: TypeAdapter[Any] = TypeAdapter(Relation)
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -137,7 +143,7 @@ def _requirements(report: Report) -> list[str]:
 @cache
 def _environment() -> Environment:
     env = Environment(
-        loader=PackageLoader("sane.report", "templates"),
+        loader=PackageLoader("sane.reporting", "templates"),
         undefined=StrictUndefined,
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,

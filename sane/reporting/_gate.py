@@ -21,7 +21,7 @@ from xml.etree import ElementTree
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from sane.report._models import Report
+from sane.reporting._models import Report
 
 
 class Limits(BaseModel):
@@ -193,7 +193,7 @@ def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -
 @cache
 def _environment() -> Environment:
     return Environment(
-        loader=PackageLoader("sane.report", "templates"),
+        loader=PackageLoader("sane.reporting", "templates"),
         undefined=StrictUndefined,
         autoescape=False,
         trim_blocks=True,

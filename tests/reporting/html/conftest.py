@@ -27,8 +27,8 @@ import websockets
 
 
 def _report_kit() -> Any:
-    """The report tests' snapshot factory (tests/report/conftest.py), loaded by path."""
-    path = Path(__file__).resolve().parent.parent / "report" / "conftest.py"
+    """The report tests' snapshot factory (tests/reporting/conftest.py), loaded by path."""
+    path = Path(__file__).resolve().parent.parent / "conftest.py"
     spec = importlib.util.spec_from_file_location("sane_report_test_kit", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

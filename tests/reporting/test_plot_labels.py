@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from sane.report._plots import LABEL_CHAR, LABEL_HEIGHT, Point, place_labels
+from sane.reporting._plots import LABEL_CHAR, LABEL_HEIGHT, Point, place_labels
 
 
 def _box(point: Point) -> tuple[float, float, float]:

@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 from sane.cli import app
 from sane.relations import formula as relation_text
-from sane.report import build_report
-from sane.report._html import render_html
-from sane.report._worddiff import diff_variants
+from sane.reporting import build_report
+from sane.reporting._html import render_html
+from sane.reporting._worddiff import diff_variants
 
 Y = "yes"
 EVIL = "</script><script>alert(1)</script><img src=x onerror=alert(2)>"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from sane.report import build_report, render_markdown
+from sane.reporting import build_report, render_markdown
 
 Y = "yes"
 

@@ -63,7 +63,7 @@ def _relation(data: dict):
 
 
 def test_every_registered_kind_has_a_row_and_every_row_a_kind() -> None:
-    assert set(KINDS) == set(ROWS) == set(FILING)
+    assert set(KINDS) == set(ROWS) == set(FILING) == set(READING)
     literal_kinds = {
         kind
         for record in get_args(get_args(Relation)[0])
@@ -130,3 +130,32 @@ def test_each_kind_says_where_it_is_filed_and_what_makes_its_case_a_no_op(name: 
 
 def test_every_requirement_is_tested_by_some_kind() -> None:
     assert {r for kind in KINDS.values() for r in kind.requirements} == set(R)
+
+
+# kind -> (the role the others are compared with, the graded series the ordering statistics
+#          read, the repeats the kind itself asks for) for ROWS' example
+READING = {
+    "decrease": ("original", None, None),
+    "increase": ("original", None, None),
+    "no_increase": ("original", None, None),
+    "no_decrease": ("original", None, None),
+    "invariant": ("original", None, None),
+    "repeatable": ("original", None, 3),
+    "combined": ("original", None, None),
+    "ordered": ("a", ["a", "b", "c"], None),
+    "spans": ("a", None, None),
+    "at_level": ("original", None, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_each_kind_says_its_reference_series_and_repeats(name: str) -> None:
+    """What the reports, the ordering statistics and the executor read from the kind (they
+    never test a relation's class)."""
+    from sane.relations import reference_role
+
+    kind, relation = KINDS[name], _relation(ROWS[name][0])
+    reference, series, repeats = READING[name]
+    assert reference_role(relation) == reference
+    assert (kind.series(relation) if kind.series else None) == series
+    assert (kind.repeats(relation) if kind.repeats else None) == repeats

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from sane.records import CallRecord, Family
-from sane.report import Report, build_report
+from sane.reporting import Report, build_report
 
 Y, N, U = "yes", "no", "unresolved"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sane import api
-from sane.report._html import render_html
+from sane.reporting._html import render_html
 from sane.suites.store import SuiteStore
 from tests.qualification.qualified_suites import simulated_suite
 

@@ -21,13 +21,14 @@ from sane.records import (
     Case,
     Decision,
     ExecutionRecord,
+    Family,
     OutputContract,
     Question,
     Recipe,
     SuiteSnapshot,
     Verdict,
 )
-from sane.report._models import (
+from sane.reporting._models import (
     CallSummary,
     CallTotals,
     CapabilitySummary,
@@ -65,19 +66,11 @@ from sane.stats import (
 )
 from sane.validators.families import (
     aligned_recipe_ids,
-    is_validated,
+    count_families,
     panel_decisions,
     realized_and_applicable,
 )
 from sane.validators.guards import guarded_cases, recipe_rejections
-
-
-@dataclass
-class _FamilyCount:
-    cases: int = 0
-    realized: int = 0
-    applicable: int = 0
-    joint_valid: int = 0
 
 
 @dataclass
@@ -88,7 +81,7 @@ class _Validity:
     realized: set[str]
     applicable: set[str]
     joint_valid: set[str]
-    families: dict[str, _FamilyCount]
+    families: dict[str, Family]  # every recipe's family, recounted
     validated: set[str]
     warnings: list[str] = field(default_factory=list)
     guarded_recipes: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -107,19 +100,23 @@ def _validity(snapshot: SuiteSnapshot) -> _Validity:
         if case.recipe_id not in by_recipe:
             warnings.append(f"case {case.id} belongs to unknown recipe {case.recipe_id}")
         by_recipe.setdefault(case.recipe_id, []).append(case)
-    families: dict[str, _FamilyCount] = {}
-    realized, applicable, joint_valid = set(), set(), set()
-    for recipe_id, cases in by_recipe.items():
-        real, appl = realized_and_applicable(
-            cases, snapshot.realization, snapshot.applicability, guarded
+    real, appl = realized_and_applicable(
+        snapshot.cases, snapshot.realization, snapshot.applicability, guarded
+    )
+    realized, applicable = {c.id for c in real}, {c.id for c in appl}
+    joint_valid = {c.id for c in snapshot.cases if c.id in applicable and c.recipe_id in aligned}
+    families = {
+        family.recipe_id: family
+        for family in count_families(
+            snapshot.recipes,
+            by_recipe,
+            snapshot.realization,
+            snapshot.applicability,
+            snapshot.config,
+            aligned,
         )
-        joint = appl if recipe_id in aligned else []
-        families[recipe_id] = _FamilyCount(len(cases), len(real), len(appl), len(joint))
-        realized |= {c.id for c in real}
-        applicable |= {c.id for c in appl}
-        joint_valid |= {c.id for c in joint}
-    tau = snapshot.config.threshold
-    validated = {rid for rid, count in families.items() if is_validated(count.joint_valid, tau)}
+    }
+    validated = {rid for rid, family in families.items() if family.validated}
     warnings += _check_stored_families(snapshot, families, validated)
     return _Validity(
         aligned,
@@ -135,20 +132,15 @@ def _validity(snapshot: SuiteSnapshot) -> _Validity:
 
 
 def _check_stored_families(
-    snapshot: SuiteSnapshot, families: Mapping[str, _FamilyCount], validated: set[str]
+    snapshot: SuiteSnapshot, families: Mapping[str, Family], validated: set[str]
 ) -> list[str]:
     """Compare the stored family rows with the recomputed ones; disagreements are warnings."""
     warnings = []
-    tau = snapshot.config.threshold
+    compared = ("cases", "realized", "joint_valid", "tau", "validated")
     for stored in snapshot.families:
-        count = families.get(stored.recipe_id, _FamilyCount())
-        expected = {
-            "cases": count.cases,
-            "realized": count.realized,
-            "joint_valid": count.joint_valid,
-            "tau": tau,
-            "validated": stored.recipe_id in validated,
-        }
+        count = families.get(stored.recipe_id)
+        expected = {name: getattr(count, name, 0) for name in compared}
+        expected |= {"tau": snapshot.config.threshold, "validated": stored.recipe_id in validated}
         diffs = [
             f"{name} stored {getattr(stored, name)} vs recomputed {value}"
             for name, value in expected.items()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sane.report._models import Report
+from sane.reporting._models import Report
 
 WIDTH = 640
 LEFT = 170  # room for target names

@@ -10,17 +10,9 @@ from sane.panel.ballots import (
     DirectionDraft,
     VoteDraft,
     YesNoBallot,
-    alignment_question,
     direction_ballot,
 )
-from sane.records import (
-    Decision,
-    PairRelation,
-    Recipe,
-    RepeatableRelation,
-    Requirement,
-    RunConfig,
-)
+from sane.records import Decision, PairRelation
 from sane.relations import mirror
 
 
@@ -49,25 +41,6 @@ def test_no_answer_accepts_both_a_directional_relation_and_its_mirror(kind: str)
     for answer in ("lower", "higher", "same"):
         draft = DirectionDraft(answer=answer)
         assert sum(b.decision(draft) is Decision.yes for b in ballots) <= 1
-
-
-def test_only_a_blind_panel_asks_the_direction_and_only_for_pair_relations():
-    tiny_recipe = Recipe(
-        id="rec-1-1",
-        capability_id="cap-1",
-        requirement=Requirement.monotonicity,
-        name="add a claim",
-        instruction="Add one claim the source does not support.",
-        variant_roles=["original", "perturbed"],
-        relation=PairRelation(kind="decrease"),
-        rationale="",
-    )
-    blind = RunConfig(model="m", oracle_models=["m"], panel="blind")
-    plain = blind.model_copy(update={"panel": "plain"})
-    assert alignment_question(tiny_recipe, blind)[0] == "vote_direction.j2"
-    assert alignment_question(tiny_recipe, plain) == ("vote_alignment.j2", None)
-    repeat = tiny_recipe.model_copy(update={"relation": RepeatableRelation(kind="repeatable")})
-    assert alignment_question(repeat, blind) == ("vote_alignment.j2", None)
 
 
 def test_a_long_rationale_is_cut_not_refused():

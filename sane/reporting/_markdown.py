@@ -13,8 +13,8 @@ from functools import cache
 from jinja2 import Environment
 from markupsafe import Markup
 
-from sane.report._models import Report
-from sane.report.formatting import markdown_environment
+from sane.reporting._models import Report
+from sane.reporting.formatting import markdown_environment
 from sane.validators.guards import guard_text
 
 DEFAULT_MAX_FAULTS = 20
@@ -37,7 +37,7 @@ def _scores(values: dict[str, list[float | None]]) -> str:
 
 @cache
 def _environment() -> Environment:
-    return markdown_environment("sane.report", cell=_cell, scores=_scores, guard_text=guard_text)
+    return markdown_environment("sane.reporting", cell=_cell, scores=_scores, guard_text=guard_text)
 
 
 def render_markdown(

@@ -7,8 +7,8 @@ import os
 import time
 from pathlib import Path
 
-from sane.report import build_report
-from sane.report._html import PAGE_SIZE, render_html
+from sane.reporting import build_report
+from sane.reporting._html import PAGE_SIZE, render_html
 
 Y, N = "yes", "no"
 EVIL_SCRIPT = "<script>window.__pwned = 'script'; document.title = 'pwned'</script>"

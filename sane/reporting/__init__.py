@@ -1,0 +1,73 @@
+"""The suite report: validity funnel, per-target results, ranking, faults and errors.
+
+`build_report` derives every number from a `SuiteSnapshot`; `render_markdown` and
+`render_html` render it.
+The JSON document of `sane report --format json` is `build_report(...).model_dump(mode="json")`.
+
+The names load their module on first use: reading a stored report needs only the models,
+building one needs the statistics, rendering one jinja2.
+"""
+
+from sane._lazy import exports
+
+_EXPORTS = {
+    "CallSummary": "sane.reporting._models",
+    "CallTotals": "sane.reporting._models",
+    "CapabilitySummary": "sane.reporting._models",
+    "ErrorSummary": "sane.reporting._models",
+    "ExecutionError": "sane.reporting._models",
+    "FamilySummary": "sane.reporting._models",
+    "FaultEvidence": "sane.reporting._models",
+    "Funnel": "sane.reporting._models",
+    "GateFileSpec": "sane.reporting._gate",
+    "GateResult": "sane.reporting._gate",
+    "GroupSummary": "sane.reporting._models",
+    "HumanAlignment": "sane.reporting._models",
+    "Limits": "sane.reporting._gate",
+    "LiveOptions": "sane.reporting._html",
+    "RankingEntry": "sane.reporting._models",
+    "Report": "sane.reporting._models",
+    "SliceRankingEntry": "sane.reporting._models",
+    "SuiteInfo": "sane.reporting._models",
+    "TargetSummary": "sane.reporting._models",
+    "build_report": "sane.reporting._build",
+    "code_fingerprint": "sane.reporting._code",
+    "evaluate": "sane.reporting._gate",
+    "gate_document": "sane.reporting._gate",
+    "junit_xml": "sane.reporting._gate",
+    "render_gate": "sane.reporting._gate",
+    "render_html": "sane.reporting._html",
+    "render_markdown": "sane.reporting._markdown",
+}
+__all__ = [
+    "CallSummary",
+    "CallTotals",
+    "CapabilitySummary",
+    "ErrorSummary",
+    "ExecutionError",
+    "FamilySummary",
+    "FaultEvidence",
+    "Funnel",
+    "GateFileSpec",
+    "GateResult",
+    "GroupSummary",
+    "HumanAlignment",
+    "Limits",
+    "LiveOptions",
+    "RankingEntry",
+    "Report",
+    "SliceRankingEntry",
+    "SuiteInfo",
+    "TargetSummary",
+    "build_report",
+    "code_fingerprint",
+    "evaluate",
+    "gate_document",
+    "junit_xml",
+    "render_gate",
+    "render_html",
+    "render_markdown",
+]
+
+
+__getattr__ = exports(__name__, _EXPORTS)
