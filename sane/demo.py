@@ -40,6 +40,9 @@ class DemoPlan(BaseModel):
     # (docs/validity.md). `sane generate` keeps rationales.
     vote_rationale: bool = False
     seed: int = 0
+    # The score-inflation search (no oracle: what the demo can show as evidence whatever its
+    # panel did), within this many target calls per target; 0: none.
+    max_target_calls: int = 120
     targets: list[str] = [
         "rouge-l",
         "chrf",
@@ -91,7 +94,14 @@ def run_demo(
     suite = out_dir / "suite.db"
     api.generate(plan.spec, suite=suite, config=plan.run_config(), llm=llm, progress=progress)
     # the spec given on this run declares its targets (their code too, if it has python ones)
-    api.execute(suite, spec=plan.spec, targets=plan.targets, llm=llm, progress=progress)
+    api.execute(
+        suite,
+        spec=plan.spec,
+        targets=plan.targets,
+        max_target_calls=plan.max_target_calls,
+        llm=llm,
+        progress=progress,
+    )
     report = api.report(suite)
     json_path = out_dir / "report.json"
     report_json = json.dumps(report.model_dump(mode="json"), indent=2) + "\n"

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, StrictBool, field_validator, model_validator
 
 from sane._record import Record
+from sane.manipulations.record import SearchResult
 from sane.qualification.record import Qualification
 from sane.relations import (  # noqa: F401 - the relation records, re-exported
     AtLevelRelation,
@@ -47,6 +48,7 @@ class Stage(StrEnum):
     families = "families"
     tolerance = "tolerance"
     execute = "execute"
+    inflation = "inflation"
     report = "report"
 
     @property
@@ -376,6 +378,9 @@ class ExecuteConfig(Record):
     repeats: int = Field(default=1, ge=1)  # scores per variant
     timeout_s: float = Field(default=60.0, gt=0)  # per scorer call, unless a target sets one
     tolerance_floor: float = Field(default=0.05, ge=0)  # the least tolerance a check uses
+    # the score-inflation search's target calls per target (sane.manipulations); 0: none (the
+    # default: up to this many more judge calls, which an API judge is paid for)
+    max_target_calls: int = Field(default=0, ge=0)
 
 
 class SuiteSnapshot(Record):
@@ -397,5 +402,7 @@ class SuiteSnapshot(Record):
     executions: list[ExecutionRecord] = Field(default_factory=list)
     # the oracle models' qualifications (sane.qualification), one per model qualified
     qualifications: list[Qualification] = Field(default_factory=list)
+    # each target's score-inflation search (sane.manipulations): oracle-free evidence
+    inflation: list[SearchResult] = Field(default_factory=list)
     calls: list[CallRecord] = Field(default_factory=list)
     errors: list[dict[str, str]] = Field(default_factory=list)

@@ -42,6 +42,7 @@ EXECUTE_OPTIONS = {
     "repeats": "--repeats",
     "timeout_s": "--timeout",
     "tolerance_floor": "--tolerance-floor",
+    "max_target_calls": "--max-target-calls",
 }
 
 

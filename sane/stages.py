@@ -13,9 +13,10 @@ from collections.abc import Awaitable, Callable
 
 from sane import agents, call_order
 from sane._runtime import RecipeFlows, RecipeOutcome, RunContext, Tally, _no_progress, run_all
-from sane.errors import BudgetExceeded, LLMError, SaneError
+from sane.errors import BudgetExceeded, LLMError, SaneError, ScorerError
 from sane.generators import get_generator
 from sane.llm import Rank, ranked
+from sane.manipulations import SearchConfig, SearchResult, load_catalogue, search_exploits
 from sane.panel import controls
 from sane.panel.kinds import CASE_TEMPLATES
 from sane.panel.sequential import FamilyPlan, FamilyProgress, run_family
@@ -34,7 +35,14 @@ from sane.records import (
 )
 from sane.reporting import Report, build_report, code_fingerprint
 from sane.scorers.base import Target
-from sane.scorers.execute import batchable, estimate_tolerance, run_case, run_case_batch
+from sane.scorers.execute import (
+    batchable,
+    estimate_tolerance,
+    normalise,
+    run_case,
+    run_case_batch,
+    score_variants,
+)
 from sane.validators.families import aligned_recipe_ids, executable_cases, family_counts
 from sane.validators.guards import first_usable, recipe_rejections, repair_recipe, usable
 
@@ -521,6 +529,89 @@ async def _execute_target(
             _put_execution(ctx, record)
 
     await run_all(f"{Stage.execute.label} {name}", work, one, ctx.progress)
+
+
+async def search_inflation(ctx: RunContext) -> dict[str, SearchResult]:
+    """Each target's score-inflation search (sane.manipulations): the catalogue's
+    manipulations against their placebos on the suite's examples, then the strongest mutated
+    and confirmed on held-out examples, within `--max-target-calls` calls per target. It
+    needs no oracle. Every target call is stored as it is made, so an interrupted search
+    resumes; a target whose definition has not changed since its search is not searched
+    again. A target that fails gets an error, never a verdict."""
+    budget = ctx.execution.max_target_calls
+    if budget <= 0 or len(ctx.examples) < 4:
+        return {}
+    catalogue = load_catalogue()
+    stored = {r.target: r for r in ctx.store.inflation()}
+    results: dict[str, SearchResult] = {}
+    sample = ctx.examples[:TOLERANCE_SAMPLE]
+
+    async def one(item: tuple[str, Target]) -> None:
+        name, target = item
+        definition = ctx.definitions.get(name)
+        previous = stored.get(name)
+        if (
+            previous is not None
+            and previous.error is None
+            and previous.definition_sha256 == definition
+        ):
+            results[name] = previous
+            return
+        try:
+            tolerance = await _tolerance(ctx, name, target, sample)
+        except SaneError as exc:  # no tolerance, no relation to check: an error, not a verdict
+            ctx.store.put_error(Stage.inflation, name, str(exc), target=name)
+            results[name] = SearchResult(
+                target=name, definition_sha256=definition, tolerance=0.0, calls=0,
+                budget=budget, candidates=0, error=f"tolerance could not be measured: {exc}",
+            )  # fmt: skip
+            ctx.store.put_inflation(results[name])
+            return
+        spec, timeout_s = ctx.spec.output, _timeout(ctx, name)
+
+        async def score(record: dict[str, str]) -> float:
+            raw = (await score_variants(target, {"text": record}, 1, timeout_s))["text"][0]
+            value = normalise(raw, target.contract, spec)
+            return value if spec.higher_is_better else 1.0 - value
+
+        config = SearchConfig(
+            budget=max(budget, 10),
+            seed=ctx.config.seed,
+            tolerance=tolerance,
+            repeats=1 if target.deterministic else 2,
+        )
+        calls = _StoredScores(ctx, name)
+        ctx.progress(f"{Stage.inflation.label} {name}", 0, config.budget)
+        try:
+            result = await search_exploits(
+                score, ctx.examples, ctx.spec.scored_field, ctx.spec.criterion, catalogue,
+                config, scores=calls,
+            )  # fmt: skip
+            result = result.model_copy(update={"target": name, "definition_sha256": definition})
+        except (ScorerError, LLMError) as exc:
+            result = SearchResult(
+                target=name, definition_sha256=definition, tolerance=tolerance,
+                calls=len(calls), budget=config.budget, candidates=0, error=str(exc),
+            )  # fmt: skip
+            ctx.store.put_error(Stage.inflation, name, str(exc), target=name)
+        ctx.store.put_inflation(result)
+        ctx.progress(f"{Stage.inflation.label} {name}", config.budget, config.budget)
+        results[name] = result
+
+    await run_all(Stage.inflation.label, list(ctx.targets.items()), one, _no_progress)
+    return results
+
+
+class _StoredScores(dict[str, float]):
+    """A search's target calls, read from the suite and written back as each is made."""
+
+    def __init__(self, ctx: RunContext, target: str) -> None:
+        super().__init__(ctx.store.inflation_scores(target))
+        self._ctx, self._target = ctx, target
+
+    def __setitem__(self, key: str, value: float) -> None:
+        super().__setitem__(key, value)
+        self._ctx.store.put_inflation_score(self._target, key, value)
 
 
 def _put_execution(ctx: RunContext, record: ExecutionRecord) -> None:

@@ -7,7 +7,7 @@ generate:
        case panel and planted controls; no recipe waits for another)
     -> case_panel -> controls -> families
 execute:
-    execute -> report
+    execute -> inflation (each target's score-inflation search: no oracle) -> report
 
 Each node returns what it produced (`State`): the capabilities to the recipes node, the
 recipes and what their flows share to the flows, each flow's outcome to the join. One
@@ -33,6 +33,7 @@ from langgraph.types import Send
 
 from sane import stages
 from sane._runtime import RecipeFlows, RecipeOutcome, RunContext
+from sane.manipulations import SearchResult
 from sane.records import Capability, Family, Recipe, Stage
 from sane.reporting import Report
 
@@ -51,6 +52,7 @@ class State(TypedDict, total=False):
     recovered_controls: list[str]  # controls: controls the flows did not decide
     families: list[Family]  # families
     executed: dict[str, int]  # execute: cases each target ran
+    inflation: dict[str, SearchResult]  # inflation: each target's score-inflation search
     report: Report  # report
 
 
@@ -96,6 +98,10 @@ async def _execute(state: State, runtime: Runtime[RunContext]) -> State:
     return {"executed": await stages.execute_targets(runtime.context)}
 
 
+async def _inflation(state: State, runtime: Runtime[RunContext]) -> State:
+    return {"inflation": await stages.search_inflation(runtime.context)}
+
+
 async def _report(state: State, runtime: Runtime[RunContext]) -> State:
     return {"report": await stages.write_report(runtime.context)}
 
@@ -122,8 +128,9 @@ def generate_graph() -> StateGraph:
 def execute_graph() -> StateGraph:
     graph = StateGraph(State, context_schema=RunContext)
     graph.add_node(Stage.execute, _execute)
+    graph.add_node(Stage.inflation, _inflation)
     graph.add_node(Stage.report, _report)
-    _chain(graph, START, Stage.execute, Stage.report, END)
+    _chain(graph, START, Stage.execute, Stage.inflation, Stage.report, END)
     return graph
 
 

@@ -94,6 +94,15 @@ def check(
         bool,
         typer.Option(help="Fail unless the suite's oracle qualified for its panel (sane qualify)."),
     ] = False,
+    max_inflation: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Most score inflation (0-1) a target's strongest confirmed manipulation may "
+            "give over its placebo (needs no oracle; sane execute --max-target-calls N).",
+        ),
+    ] = None,
     min_pass_rate: Annotated[
         list[str] | None,
         typer.Option(
@@ -126,6 +135,7 @@ def check(
             max_errors=max_errors,
             max_control_false_accept=max_control_false_accept,
             require_qualified_oracle=require_qualified_oracle,
+            max_inflation=max_inflation,
             min_pass_rate=every,
             min_pass_rate_per_target=per_target,
         )

@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from sane.errors import BudgetExceeded, InputError, SaneError, printable
 
 if TYPE_CHECKING:
+    from sane.manipulations import SearchResult
     from sane.reporting import Funnel
 
 
@@ -184,6 +185,25 @@ def trust_lines(funnel: Funnel) -> list[tuple[str, bool]]:
             ("This suite has no planted controls: its panel's error is unmeasured.", False)
         )
     return lines
+
+
+def print_inflation(results: list[SearchResult]) -> None:
+    """Each target's score-inflation search in one line: oracle-free evidence, so it comes
+    before anything the panel decided."""
+    for r in results:
+        e = r.strongest
+        if r.error is not None:
+            line = f"error after {r.calls} calls: {r.error}"
+        elif e is None:
+            line = f"no exploit confirmed ({r.candidates} manipulations tried, {r.calls} calls)"
+        else:
+            low, high = e.inflation.ci
+            line = (
+                f"EXPLOIT {e.family} at the {e.position} inflates by {e.inflation.mean:+.2f} "
+                f"[{low:+.2f}, {high:+.2f}] over its placebo on {e.success_rate:.0%} of held-out "
+                f"examples ({len(r.confirmed)} confirmed; {r.calls} calls)"
+            )
+        err.print(f"score inflation (oracle-free), {r.target}: {line}", markup=False)
 
 
 def print_validity(funnel: Funnel) -> None:

@@ -14,6 +14,7 @@ from sane.cli._common import (
     err,
     errors_to_exit_codes,
     out,
+    print_inflation,
     print_validity,
     progress_display,
 )
@@ -66,6 +67,14 @@ PLAN_OPTIONS: dict[str, Option] = {
         _plan_option(
             "seed", "seed", typer.Option(help="Generation seed: another seed, another draw.")
         ),
+        _plan_option(
+            "max_target_calls",
+            "max_target_calls",
+            typer.Option(
+                min=0,
+                help="Target calls per target for the score-inflation search (no oracle); 0: none.",
+            ),
+        ),
     )
 }
 
@@ -104,6 +113,7 @@ def demo(
         )
     report = result.report
     funnel = report.validity
+    print_inflation(report.inflation)
     out.print(
         f"validity: {funnel.candidate_recipes} candidate recipes -> {funnel.aligned_recipes} "
         f"aligned -> {funnel.validated_families} validated families "

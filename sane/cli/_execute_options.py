@@ -43,6 +43,18 @@ OPTIONS: dict[str, Option] = {
             ],
         ),
         Option(
+            "max_target_calls",
+            "max_target_calls",
+            Annotated[
+                int,
+                typer.Option(
+                    min=0,
+                    help="Target calls per target for the score-inflation search "
+                    "(manipulations against matched placebos, no oracle); 0: no search.",
+                ),
+            ],
+        ),
+        Option(
             "tolerance_floor",
             "tolerance_floor",
             Annotated[

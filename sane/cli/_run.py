@@ -16,6 +16,7 @@ from sane.cli._common import (
     errors_to_exit_codes,
     fail,
     out,
+    print_inflation,
     print_validity,
     progress_display,
 )
@@ -122,6 +123,8 @@ def execute(
         )
     faults = sum(r.verdict.value == "fault" for r in records)
     errors = sum(r.verdict.value == "error" for r in records)
+    if execution is not None and execution.max_target_calls:
+        print_inflation(api.report(suite).inflation)
     err.print(f"{len(records)} case executions: {faults} faults, {errors} errors")
     failed = sorted(
         {r.target for r in records} - {r.target for r in records if r.verdict.value != "error"}

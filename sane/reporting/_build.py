@@ -703,6 +703,7 @@ def build_report(
             created=snapshot.created,
         ),
         validity=_funnel(snapshot, validity, len(any_fault)),
+        inflation=snapshot.inflation,
         targets=targets,
         ranking=ranking,
         span=_span(ranking),

@@ -34,12 +34,15 @@ class Limits(BaseModel):
     require_qualified_oracle: bool = False  # the suite's oracle qualified for its panel
     min_pass_rate: float | None = Field(default=None, ge=0.0, le=1.0)  # every target
     min_pass_rate_per_target: dict[str, float] = Field(default_factory=dict)
+    # the most a target's strongest confirmed score inflation may be (0-1; no oracle)
+    max_inflation: float | None = Field(default=None, ge=0.0, le=1.0)
 
     def any(self) -> bool:
         return (
             self.per_target()
             or self.max_control_false_accept is not None
             or self.require_qualified_oracle
+            or self.max_inflation is not None
         )
 
     def per_target(self) -> bool:
@@ -74,7 +77,8 @@ class Check(BaseModel):
     """One measured count against one limit."""
 
     target: str  # a target's name, or "(oracle panel)" for the suite's own controls
-    # "faults", "errors", "faults[REQUIREMENT]", "pass rate" or "control false-accept rate"
+    # "faults", "errors", "faults[REQUIREMENT]", "pass rate", "control false-accept rate" or
+    # "score inflation"
     measure: str
     value: float | None  # None: nothing measured (no result, or no controls)
     limit: float
@@ -133,6 +137,31 @@ def _measures(report: Report, target: str, limits: Limits) -> list[Check]:
     return rows
 
 
+def _inflation_checks(
+    report: Report, limit: float, targets: list[str] | None, problems: list[str]
+) -> list[Check]:
+    """Each searched target's strongest confirmed inflation (0 when none was confirmed); a
+    target whose search failed, or a suite never searched, is a problem, never a pass."""
+    searched = {r.target: r for r in report.inflation}
+    names = list(targets) if targets else sorted(searched)
+    if not names:
+        problems.append(
+            "no score-inflation search in this suite (run `sane execute` with --max-target-calls N)"
+        )
+    checks = []
+    for name in names:
+        result = searched.get(name)
+        if result is None or result.error is not None:
+            why = "was never searched" if result is None else f"failed: {result.error}"
+            problems.append(f"target {name}'s score-inflation search {why}")
+            value = None
+        else:
+            strongest = result.strongest
+            value = strongest.inflation.mean if strongest is not None else 0.0
+        checks.append(Check(target=name, measure="score inflation", value=value, limit=limit))
+    return checks
+
+
 def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -> GateResult:
     """Check every executed target (or the named ones) against the limits; a TARGET=R pass-rate
     floor checks its own target whatever the others.
@@ -176,6 +205,8 @@ def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -
                 limit=limits.max_control_false_accept,
             )
         )
+    if limits.max_inflation is not None:
+        checks += _inflation_checks(report, limits.max_inflation, targets, problems)
     if limits.require_qualified_oracle:
         status = report.validity.qualification
         checks.append(

@@ -209,5 +209,18 @@ def render_html(
             pass_plot=pass_rate_plot(report),
             stability=stability_plot(report),
             threshold=threshold_plot(report),
+            inflation_diffs=_inflation_diffs(report),
         )
     )
+
+
+def _inflation_diffs(report: Report) -> dict[str, list[Any]]:
+    """Per target, its strongest confirmed exploit's held-out example as a word diff of the
+    manipulated text against its placebo (what the placebo does not hold is the exploit)."""
+    diffs = {}
+    for result in report.inflation:
+        exploit = result.strongest
+        if exploit is not None:
+            texts = {"placebo": exploit.example["placebo"], "manipulated": exploit.example["manipulated"]}
+            diffs[result.target] = diff_variants(texts, "placebo")["manipulated"]
+    return diffs

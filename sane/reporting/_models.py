@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import Field
 
 from sane._record import Record
+from sane.manipulations.record import SearchResult
 from sane.qualification.record import QualificationStatus
 from sane.stats import (
     ConfigSensitivity,
@@ -301,4 +302,7 @@ class Report(Record):
     calls: CallSummary = Field(default_factory=CallSummary)
     not_executed: list[str] = Field(default_factory=list)
     review: ReviewSummary | None = None  # None: no reviewer's decision is in force
+    # each searched target's score-inflation search (sane.manipulations): needs no oracle,
+    # so it is evidence whatever the panel did on its controls
+    inflation: list[SearchResult] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)

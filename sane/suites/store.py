@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import TypeAdapter
 
 from sane.errors import InputError
+from sane.manipulations.record import SearchResult
 from sane.qualification.record import Qualification
 from sane.records import (
     CallRecord,
@@ -52,6 +53,7 @@ REVISED_TABLES = (
     "families",
     "tolerances",
     "executions",
+    "inflation",
     "calls",
     "errors",
     "targets",
@@ -179,6 +181,10 @@ class SuiteStore:
         )
         db["families"].create({"recipe_id": str, "json": str}, pk="recipe_id", if_not_exists=True)
         db["tolerances"].create({"target": str, "json": str}, pk="target", if_not_exists=True)
+        db["inflation"].create({"target": str, "json": str}, pk="target", if_not_exists=True)
+        db["inflation_scores"].create(
+            {"target": str, "key": str, "score": float}, pk=("target", "key"), if_not_exists=True
+        )
         db["executions"].create(
             {"target": str, "case_id": str, "verdict": str, "json": str},
             pk=("target", "case_id"),
@@ -472,6 +478,27 @@ class SuiteStore:
             r["target"]: json.loads(r["json"]) for r in self.db.query("select * from tolerances")
         }
 
+    def put_inflation(self, result: SearchResult) -> None:
+        """One target's score-inflation search (replacing an earlier one of the target)."""
+        self.db["inflation"].upsert(
+            {"target": result.target, "json": result.model_dump_json()}, pk="target"
+        )
+
+    def inflation(self) -> list[SearchResult]:
+        rows = self.db.query("select json from inflation order by target")
+        return [SearchResult.model_validate_json(r["json"]) for r in rows]
+
+    def put_inflation_score(self, target: str, key: str, score: float) -> None:
+        """One target call of a search, kept so that an interrupted search resumes."""
+        with self.db.atomic() as db:
+            db.conn.execute(
+                "insert or replace into inflation_scores values (?, ?, ?)", (target, key, score)
+            )
+
+    def inflation_scores(self, target: str) -> dict[str, float]:
+        rows = self.db.query("select key, score from inflation_scores where target = ?", [target])
+        return {r["key"]: r["score"] for r in rows}
+
     def put_execution(self, record: ExecutionRecord) -> None:
         row = {
             "target": record.target,
@@ -543,6 +570,7 @@ class SuiteStore:
             calls=self.calls(),
             errors=self.errors(),
             qualifications=self.qualifications(),
+            inflation=self.inflation(),
         )
 
     def close(self) -> None:

@@ -115,3 +115,29 @@ def test_report_command_writes_html(tmp_path: Path) -> None:
     assert "Add one claim that the source does not support." in html
     bad = CliRunner().invoke(app, ["report", str(suite), "--format", "pdf"])
     assert bad.exit_code == 2 and "json, md, html" in bad.stderr
+
+
+def test_the_strongest_exploit_comes_first_as_a_diff_against_its_placebo(kit) -> None:
+    """The oracle-free section leads the page; the manipulated text is shown as what it adds
+    to its placebo, and a text from the target's input stays escaped."""
+    from sane.manipulations import Exploit, Measured, SearchResult
+
+    placebo, manipulated = f"Fine. {EVIL} Note to the reader.", f"Fine. {EVIL} Note to the grader."
+    exploit = Exploit(
+        id="evaluator_instruction/grader-note@end", family="evaluator_instruction",
+        position="end", text="Note to the grader.", placebo="Note to the reader.",
+        example={"original": f"Fine. {EVIL}", "placebo": placebo, "manipulated": manipulated},
+        inflation=Measured(mean=0.4, ci=(0.3, 0.5), n=6),
+        form_effect=Measured(mean=0.0, ci=(0.0, 0.0), n=6),
+        success_rate=1.0, confirmed=True, found_by="catalogue",
+    )  # fmt: skip
+    searched = SearchResult(
+        target="t", tolerance=0.05, calls=120, budget=300, candidates=30, exploits=[exploit]
+    )
+    snapshot = _evil_snapshot(kit).model_copy(update={"inflation": [searched]})
+    html = render_html(build_report(snapshot))
+    assert html.index('id="inflation"') < html.index('id="funnel"')
+    assert 'data-inflation-target="t"' in html and "evaluator_instruction at the end" in html
+    diff = re.search(r'data-inflation-diff="t">(.*?)</pre>', html, re.DOTALL).group(1)
+    assert "<ins>grader</ins>" in diff and "reader" not in diff  # what the placebo lacks
+    assert "<img" not in html and "&lt;/script&gt;" in diff
