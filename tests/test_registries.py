@@ -61,6 +61,26 @@ def _panel_kind(name: str, kind: Any) -> bool:
     return isinstance(kind, PanelKind) and kind.name == name and bool(kind.summary)
 
 
+def _reference(name: str, reference: Any) -> bool:
+    from sane.qualification.references import Reference
+
+    return (
+        isinstance(reference, Reference)
+        and reference.name == name
+        and reference.spec.is_file()
+        and reference.examples.is_file()
+        and _positional(reference.score, 1)
+    )
+
+
+def _data_file(name: str, where: Any) -> bool:
+    return _positional(where, 0) and where().is_file()
+
+
+def _data_folder(name: str, where: Any) -> bool:
+    return _positional(where, 0) and any(e.name.endswith(".yaml") for e in where().iterdir())
+
+
 def _asset(name: str, asset: Any) -> bool:
     from sane.local.assets import ASSEMBLERS
 
@@ -73,6 +93,9 @@ COMPLETE: dict[str, Callable[[str, Any], bool]] = {
     "built-in metric": lambda name, factory: _positional(factory, 2),
     "relation kind": _relation_kind,
     "panel kind": _panel_kind,
+    "reference scorer": _reference,
+    "manipulation catalogue": _data_file,
+    "fixed recipe set folder": _data_folder,
     "generator": _generator,
     "generator lister": _lister,
     "model route": lambda name, builder: _positional(builder, 3),
@@ -87,9 +110,12 @@ COMPLETE: dict[str, Callable[[str, Any], bool]] = {
 def _all_registries() -> list[Registry[Any]]:
     import sane.edits
     import sane.generators.base
+    import sane.generators.fixed_sets
     import sane.llm.providers
     import sane.local.assets
+    import sane.manipulations.catalogue
     import sane.panel.kinds
+    import sane.qualification.references
     import sane.relations
     import sane.scorers  # noqa: F401 - each module here defines registries
 
@@ -135,6 +161,7 @@ def test_no_kind_registers_by_being_imported_by_chance() -> None:
 import importlib, pkgutil, sane
 import sane.generators.base, sane.edits, sane.llm.providers
 import sane.local.assets, sane.panel.kinds, sane.relations, sane.scorers
+import sane.generators.fixed_sets, sane.manipulations.catalogue, sane.qualification.references
 before = keys()
 for module in pkgutil.walk_packages(sane.__path__, "sane."):
     if module.name != "sane.__main__":  # it runs the command line
@@ -157,7 +184,11 @@ from sane.generators import available_generators, get_generator
 from sane.llm import LLMSettings, model_problem
 from sane.llm.providers import ROUTES
 from sane.llm._providers import CallContext, resolve_route
+from sane.generators.fixed_sets import load_fixed_set
+from sane.inputs import load_spec
+from sane.manipulations import load_catalogue
 from sane.panel.kinds import panel_kind
+from sane.qualification.references import REFERENCES
 from sane.run_config import run_config
 from sane.records import OutputContract, Question, Recipe, ScorerSpec, TargetConfig
 from sane.relations import Relation, check_relation
@@ -183,6 +214,10 @@ print(json.dumps({
     "model_check": model_problem("example/m"),
     "route": route.litellm_model,
     "panel": panel_kind(panel).question(Question.alignment, spec, recipe).template,
+    "fixed": [c.name for c in load_fixed_set("example_set").capabilities],
+    "catalogue": [f for f in load_catalogue().families if f.startswith(("example", "evaluator"))],
+    "reference": [load_spec(REFERENCES["example_words"].spec)[0].name,
+                  REFERENCES["example_words"].score({"text": "a b"})],
 }))
 """
     run = _fresh_python(code, PYTHONPATH=str(PLUGIN))
@@ -193,6 +228,9 @@ print(json.dumps({
     assert used["generator"] and used["model_check"] is None
     assert used["route"].startswith("scripted")
     assert used["panel"] == "vote_direction.j2"
+    assert used["fixed"] == ["Format invariance"]
+    assert used["catalogue"] == ["evaluator_instruction", "example_family"]  # sane's, then its
+    assert used["reference"] == ["example-words", 0.2]
     command = subprocess.run(
         [sys.executable, "-m", "sane", "example-hello"],
         capture_output=True,

@@ -12,6 +12,7 @@ semantics, which is where its expected directions go wrong).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -21,6 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sane import _yaml as strict_yaml
+from sane._registry import Registry
 from sane.edits import TRANSFORMS
 from sane.errors import InputError
 from sane.generators.base import OPTION, register_generator
@@ -141,17 +143,32 @@ def recipe_id(key: str) -> str:
 # -------------------------------------------------------------------- loading
 
 
+FixedSetFolder = Callable[[], "resources.abc.Traversable | Path"]
+FIXED_SET_FOLDERS: Registry[FixedSetFolder] = Registry(
+    "fixed recipe set folder", group="sane.fixed_sets"
+)
+"""Folders of fixed recipe sets (`NAME.yaml` each) by name: sane's own, and any another
+package registers; `fixed:NAME` finds a set in any of them."""
+
+
+@FIXED_SET_FOLDERS.register("builtin")
 def _packaged() -> resources.abc.Traversable:
     return resources.files("sane.generators").joinpath("fixed")
 
 
+def _sets() -> dict[str, resources.abc.Traversable | Path]:
+    """Every registered set by name (sane's folder first: an outside set cannot shadow it)."""
+    found: dict[str, resources.abc.Traversable | Path] = {}
+    for folder in FIXED_SET_FOLDERS.values():
+        for entry in folder().iterdir():
+            if entry.name.endswith(".yaml"):
+                found.setdefault(entry.name.removesuffix(".yaml"), entry)
+    return found
+
+
 def fixed_set_names() -> list[str]:
-    """The fixed sets shipped with the package."""
-    return sorted(
-        entry.name.removesuffix(".yaml")
-        for entry in _packaged().iterdir()
-        if entry.name.endswith(".yaml")
-    )
+    """The fixed sets shipped with the package and those other packages register."""
+    return sorted(_sets())
 
 
 def _read(name: str) -> tuple[str, str]:
@@ -161,8 +178,8 @@ def _read(name: str) -> tuple[str, str]:
         if not path.is_file():
             raise InputError(name, OPTION, "fixed recipe set file not found")
         return name, path.read_text(encoding="utf-8")
-    entry = _packaged().joinpath(f"{name}.yaml")
-    if not entry.is_file():
+    entry = _sets().get(name)
+    if entry is None or not entry.is_file():
         raise InputError(
             None,
             OPTION,

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
@@ -21,6 +22,7 @@ import yaml
 from pydantic import Field, ValidationError
 
 from sane._record import Record
+from sane._registry import Registry
 from sane.edits import sentences
 from sane.errors import InputError
 
@@ -175,16 +177,45 @@ class Catalogue(Record):
         ]
 
 
-@cache
-def _builtin() -> str:
-    return resources.files("sane.manipulations").joinpath("catalogue.yaml").read_text("utf-8")
+CatalogueFile = Callable[[], "Traversable | Path"]
+CATALOGUES: Registry[CatalogueFile] = Registry(
+    "manipulation catalogue", group="sane.manipulation_catalogues"
+)
+"""Catalogue files by name (sane's own, and any another package registers): the search uses
+the families of them all."""
+
+
+@CATALOGUES.register("builtin")
+def _builtin() -> Traversable:
+    return resources.files("sane.manipulations").joinpath("catalogue.yaml")
 
 
 def load_catalogue(path: str | Path | None = None) -> Catalogue:
-    """The built-in catalogue, or the file at `path` (bad input names the file)."""
-    name = str(path or "sane/manipulations/catalogue.yaml")
+    """The families of every registered catalogue (a family named twice is bad input), or
+    the file at `path` alone (bad input names the file)."""
+    return _registered() if path is None else _read_catalogue(Path(path))
+
+
+@cache
+def _registered() -> Catalogue:
+    merged: Catalogue | None = None
+    for name, where in CATALOGUES.items():
+        found = _read_catalogue(where())
+        if merged is None:
+            merged = found
+            continue
+        twice = sorted(set(found.families) & set(merged.families))
+        if twice:
+            raise InputError(str(where()), "families", f"{twice[0]!r} is already a family ({name})")
+        merged = merged.model_copy(update={"families": {**merged.families, **found.families}})
+    assert merged is not None, "sane's own catalogue is registered"
+    return merged
+
+
+def _read_catalogue(where: Traversable | Path) -> Catalogue:
+    name = str(where)
     try:
-        text = _builtin() if path is None else Path(path).read_text(encoding="utf-8")
+        text = where.read_text(encoding="utf-8")
         return Catalogue.model_validate(yaml.safe_load(text))
     except OSError as exc:
         raise InputError(name, None, f"cannot be read: {exc.strerror}") from None

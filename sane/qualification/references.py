@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from sane._registry import Registry
+
 Record = dict[str, str]
 Scorer = Callable[[Record], float]
 
@@ -64,29 +66,38 @@ def name_coverage(record: Record) -> float:
 
 @dataclass(frozen=True)
 class Reference:
-    """A reference scorer, the field it scores and the field it reads beside it."""
+    """A reference scorer, the field it scores and the field it reads beside it, and the
+    folder that holds its criterion's spec (`NAME.yaml`) and examples (`NAME.jsonl`)."""
 
     name: str
     score: Scorer
     scored: str
     context: str
+    criteria: Path = CRITERIA_DIR
 
     @property
     def ref(self) -> str:
         """The python-target reference to the scorer (`module:function`)."""
-        return f"{__name__}:{self.name}"
+        return f"{self.score.__module__}:{self.score.__name__}"
 
     @property
     def spec(self) -> Path:
-        return CRITERIA_DIR / f"{self.name}.yaml"
+        return self.criteria / f"{self.name}.yaml"
 
     @property
     def examples(self) -> Path:
-        return CRITERIA_DIR / f"{self.name}.jsonl"
+        return self.criteria / f"{self.name}.jsonl"
 
 
-REFERENCES: dict[str, Reference] = {
-    "number_fidelity": Reference("number_fidelity", number_fidelity, "summary", "source"),
-    "banned_words": Reference("banned_words", banned_words, "reply", "question"),
-    "name_coverage": Reference("name_coverage", name_coverage, "answer", "question"),
-}
+REFERENCES: Registry[Reference] = Registry("reference scorer", group="sane.reference_scorers")
+"""Every reference scorer (sane's three, and any another package registers): `sane qualify`
+and the validity and exploit benchmarks ask them all."""
+
+
+def register_reference(reference: Reference) -> Reference:
+    return REFERENCES.register(reference.name)(reference)
+
+
+register_reference(Reference("number_fidelity", number_fidelity, "summary", "source"))
+register_reference(Reference("banned_words", banned_words, "reply", "question"))
+register_reference(Reference("name_coverage", name_coverage, "answer", "question"))

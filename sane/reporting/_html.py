@@ -221,6 +221,9 @@ def _inflation_diffs(report: Report) -> dict[str, list[Any]]:
     for result in report.inflation:
         exploit = result.strongest
         if exploit is not None:
-            texts = {"placebo": exploit.example["placebo"], "manipulated": exploit.example["manipulated"]}
+            texts = {
+                "placebo": exploit.example["placebo"],
+                "manipulated": exploit.example["manipulated"],
+            }
             diffs[result.target] = diff_variants(texts, "placebo")["manipulated"]
     return diffs
