@@ -580,7 +580,7 @@ async def search_inflation(ctx: RunContext) -> dict[str, SearchResult]:
             tolerance=tolerance,
             repeats=1 if target.deterministic else 2,
         )
-        calls = _StoredScores(ctx, name)
+        calls = _StoredScores(ctx, name, definition)
         ctx.progress(f"{Stage.inflation.label} {name}", 0, config.budget)
         try:
             result = await search_exploits(
@@ -603,15 +603,25 @@ async def search_inflation(ctx: RunContext) -> dict[str, SearchResult]:
 
 
 class _StoredScores(dict[str, float]):
-    """A search's target calls, read from the suite and written back as each is made."""
+    """A search's target calls, read from the suite and written back as each is made; kept
+    under the target definition that made them, so a changed judge is never answered by the
+    scores of the one it replaced."""
 
-    def __init__(self, ctx: RunContext, target: str) -> None:
-        super().__init__(ctx.store.inflation_scores(target))
+    def __init__(self, ctx: RunContext, target: str, definition: str | None) -> None:
+        self._prefix = f"{definition or ''}|"
+        stored = ctx.store.inflation_scores(target)
+        super().__init__(
+            {
+                k.removeprefix(self._prefix): v
+                for k, v in stored.items()
+                if k.startswith(self._prefix)
+            }
+        )
         self._ctx, self._target = ctx, target
 
     def __setitem__(self, key: str, value: float) -> None:
         super().__setitem__(key, value)
-        self._ctx.store.put_inflation_score(self._target, key, value)
+        self._ctx.store.put_inflation_score(self._target, self._prefix + key, value)
 
 
 def _put_execution(ctx: RunContext, record: ExecutionRecord) -> None:

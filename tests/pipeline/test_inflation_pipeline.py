@@ -93,3 +93,24 @@ def test_an_interrupted_search_resumes_from_the_suite(workdir: Path, settings: L
                  llm=settings)  # fmt: skip
     result = {r.target: r for r in sane.report(suite).inflation}["flattered"]
     assert result.calls == _scores(suite) > first and result.strongest is not None
+
+
+def test_a_changed_judge_is_searched_afresh_never_answered_by_the_old_scores(
+    workdir: Path, settings: LLMSettings
+) -> None:
+    """The stored calls belong to the definition that made them: a target replaced under the
+    same name (judge v2) is searched with calls of its own."""
+    suite = _suite(workdir, settings)
+    sane.execute(suite, targets=["flattered"], max_target_calls=150, trust_suite_code=True,
+                 llm=settings)  # fmt: skip
+    before = _scores(suite)
+    with sqlite3.connect(suite) as db:  # as `--spec` with a new definition would leave it
+        db.execute(
+            "update inflation_scores set key = 'other-definition' || substr(key, instr(key, '|'))"
+        )
+        db.execute(
+            "update inflation set json = json_set(json, '$.definition_sha256', 'other-definition')"
+        )
+    sane.execute(suite, targets=["flattered"], max_target_calls=150, trust_suite_code=True,
+                 llm=settings)  # fmt: skip
+    assert _scores(suite) == 2 * before  # the same calls asked again for this definition
