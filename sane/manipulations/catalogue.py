@@ -149,7 +149,10 @@ class Manipulation(Record):
     placebo_is_original: bool = False  # the control is the unchanged text (catalogue.yaml)
 
 
-class Family(Record):
+class ManipulationFamily(Record):
+    """One family of the catalogue: how its snippets join the text, what its pairs may differ
+    in, and its manipulations (id, text, placebo)."""
+
     description: str
     join: str = " "
     adds_example_words: bool = False
@@ -158,8 +161,8 @@ class Family(Record):
 
 
 class Catalogue(Record):
-    margin: float = Field(default=0.3, gt=0, lt=1)
-    families: dict[str, Family]
+    margin: float = Field(default=0.05, gt=0, lt=1)  # a placebo's length, relative
+    families: dict[str, ManipulationFamily]
 
     def manipulations(self) -> list[Manipulation]:
         return [
