@@ -70,7 +70,7 @@ def _send_recipes(state: State) -> list[Send] | str:
     """One `cases` flow per planned recipe; straight to the case panel when there is none."""
     flows = state.get("flows")
     kept = flows.kept if flows is not None else []
-    return [Send(Stage.cases, {"recipe_id": r, "flows": flows}) for r in kept] or (Stage.case_panel)
+    return [Send(Stage.cases, {"recipe_id": r, "flows": flows}) for r in kept] or Stage.case_panel
 
 
 async def _recipe_flow(state: State, runtime: Runtime[RunContext]) -> State:
