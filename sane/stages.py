@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from sane import agents, call_order
 from sane._runtime import RecipeFlows, RecipeOutcome, RunContext, Tally, _no_progress, run_all
+from sane.agents.rewording import reword
 from sane.errors import BudgetExceeded, LLMError, SaneError, ScorerError
 from sane.generators import get_generator
 from sane.llm import Rank, ranked
@@ -581,11 +582,21 @@ async def search_inflation(ctx: RunContext) -> dict[str, SearchResult]:
             repeats=1 if target.deterministic else 2,
         )
         calls = _StoredScores(ctx, name, definition)
+
+        async def agent_reword(text: str) -> list[str]:
+            """The agent LLM's rewordings; a failed call is stored as an error and the
+            search goes on with the code's own rewordings."""
+            try:
+                return await reword(ctx.llm, ctx.config.model, text, seed=ctx.config.seed)
+            except (LLMError, BudgetExceeded) as exc:
+                ctx.store.put_error(Stage.inflation, name, f"rewording failed: {exc}", target=name)
+                return []
+
         ctx.progress(f"{Stage.inflation.label} {name}", 0, config.budget)
         try:
             result = await search_exploits(
                 score, ctx.examples, ctx.spec.scored_field, ctx.spec.criterion, catalogue,
-                config, scores=calls,
+                config, reword=agent_reword, scores=calls,
             )  # fmt: skip
             result = result.model_copy(update={"target": name, "definition_sha256": definition})
         except (ScorerError, LLMError) as exc:

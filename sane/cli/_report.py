@@ -17,6 +17,7 @@ from sane.cli._common import TrustSuiteCode, app, err, errors_to_exit_codes, out
 from sane.cli._llm_options import llm_options
 from sane.errors import InputError
 from sane.llm import LLMSettings
+from sane.manipulations.record import ROBUSTNESS
 from sane.output_files import write_text_atomic
 
 if TYPE_CHECKING:
@@ -313,10 +314,13 @@ def rank_tables(result: Report) -> list[Table]:
     """The ranking, the per-requirement rankings and the human alignment as rich tables."""
     tables = []
     main = Table(title=f"Ranking: {result.suite.scorer} (pass-rate span {_fmt(result.span)})")
-    for column in ("rank", "target", "pass rate", "bootstrap 95%", "Wilson 95%", "cases"):
+    robust = ROBUSTNESS in result.ranking_by_requirement
+    columns = ["rank", "target", "pass rate", "bootstrap 95%", "Wilson 95%", "cases"]
+    for column in columns + ([f"{ROBUSTNESS} (oracle-free)"] if robust else []):
         main.add_column(column)
     for entry in result.ranking:
         summary = result.targets[entry.target]
+        line = summary.by_requirement.get(ROBUSTNESS)
         main.add_row(
             str(entry.rank or "-"),
             entry.target,
@@ -324,10 +328,18 @@ def rank_tables(result: Report) -> list[Table]:
             _fmt_ci(summary.pass_rate_bootstrap_ci),
             _fmt_ci(summary.pass_rate_ci),
             str(summary.cases_run),
+            *([_fmt(line.pass_rate if line else None)] if robust else []),
+        )
+    if robust:
+        main.caption = (
+            f"{ROBUSTNESS}: the share of manipulation families searched with no confirmed "
+            "exploit (no oracle; not part of the pass rate)"
         )
     tables.append(main)
     if result.ranking_by_requirement:
-        by_req = Table(title="Per requirement: rank, pass rate [bootstrap 95%] (judged cases)")
+        by_req = Table(
+            title=escape("Per requirement: rank, pass rate [bootstrap 95%] (judged cases)")
+        )
         by_req.add_column("requirement")
         by_req.add_column("span")
         by_req.add_column("ranking")

@@ -7,6 +7,10 @@ from pydantic import Field
 
 from sane._record import Record
 
+ROBUSTNESS = "manipulation robustness"
+"""The line a report puts beside the six requirements: the share of the catalogue's
+manipulation families the search measured in which it confirmed no exploit."""
+
 
 class Measured(Record):
     """A mean over examples with its bootstrap 95% interval."""
@@ -50,6 +54,15 @@ class SearchResult(Record):
     candidates on the search split: what a placebo controls for, reported, never a finding."""
 
     error: str | None = None  # the target failed: no verdict, never "no exploit"
+
+    @property
+    def families(self) -> tuple[int, int]:
+        """(resisted, exploited): catalogue families measured on the search split that no
+        confirmed exploit belongs to, and those one does (a combination counts for its
+        first family, as the search's own choice of finalists does)."""
+        exploited = {e.family.split("+")[0] for e in self.confirmed}
+        measured = set(self.form_effects) | exploited
+        return len(measured - exploited), len(exploited)
 
     @property
     def confirmed(self) -> list[Exploit]:

@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from sane.manipulations.record import ROBUSTNESS, SearchResult
 from sane.panel import controls
 from sane.qualification.record import QualificationStatus
 from sane.records import (
@@ -322,6 +323,29 @@ def _group(executions: Iterable[ExecutionRecord], boot: _Bootstrap = _Bootstrap(
         passes=passes,
         faults=faults,
         errors=errors,
+    )
+
+
+def _robustness(result: SearchResult, boot: _Bootstrap) -> GroupSummary | None:
+    """The manipulation-robustness line of one searched target: its "cases" are the
+    manipulation families it was searched on, its faults those with a confirmed exploit
+    (oracle-free: the relation is known without a panel). A failed search is an error
+    without a rate, and one that measured no family has no line: never a perfect score."""
+    if result.error is not None:
+        return GroupSummary(cases=1, errors=1)
+    held, inflated = result.families
+    judged = held + inflated
+    if not judged:
+        return None
+    return GroupSummary(
+        pass_rate=held / judged,
+        pass_rate_ci=pass_rate_ci(held, judged),
+        pass_rate_bootstrap_ci=pass_rate_bootstrap_ci(
+            held, judged, n_resamples=boot.n_resamples, seed=boot.seed
+        ),
+        cases=judged,
+        passes=held,
+        faults=inflated,
     )
 
 
@@ -672,12 +696,16 @@ def build_report(
     validity = _validity(snapshot)
     runs, run_warnings = _counted_executions(snapshot, validity, cases)
     by_target = _by(runs, lambda e: e.target)
-    for name in snapshot.tolerances:
+    for name in [*snapshot.tolerances, *(r.target for r in snapshot.inflation)]:
         by_target.setdefault(name, [])
     targets = {
         name: _target_summary(snapshot, name, group, recipes, boot)
         for name, group in sorted(by_target.items())
     }
+    for result in snapshot.inflation:
+        line = _robustness(result, boot)
+        if line is not None:  # beside the requirements, so every ranking and heatmap shows it
+            targets[result.target].by_requirement[ROBUSTNESS] = line
     fault_flags = {
         name: {rid: family.faults > 0 for rid, family in summary.by_family.items()}
         for name, summary in targets.items()
@@ -687,6 +715,8 @@ def build_report(
         RankingEntry(target=e.target, pass_rate=e.pass_rate, rank=e.rank) for e in _ranking(targets)
     ]
     by_requirement = _sliced_rankings(targets, lambda s: s.by_requirement)
+    if ROBUSTNESS in by_requirement:  # the oracle-free line after the six requirements
+        by_requirement[ROBUSTNESS] = by_requirement.pop(ROBUSTNESS)
     taus = sorted(set(default_taus(snapshot.config.cases)) | {snapshot.config.threshold})
     joint_valid = {rid: count.joint_valid for rid, count in validity.families.items()}
     return Report(

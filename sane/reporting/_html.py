@@ -27,6 +27,7 @@ from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 from pydantic import TypeAdapter, ValidationError
 
+from sane.manipulations.record import ROBUSTNESS
 from sane.records import Capability, Recipe, Requirement
 from sane.relations import Relation, formula, reference_role
 from sane.reporting._models import FaultEvidence, Report
@@ -210,6 +211,7 @@ def render_html(
             stability=stability_plot(report),
             threshold=threshold_plot(report),
             inflation_diffs=_inflation_diffs(report),
+            robustness=ROBUSTNESS,
         )
     )
 

@@ -13,6 +13,7 @@ from functools import cache
 from jinja2 import Environment
 from markupsafe import Markup
 
+from sane.manipulations.record import ROBUSTNESS
 from sane.reporting._models import Report
 from sane.reporting.formatting import markdown_environment
 from sane.validators.guards import guard_text
@@ -54,7 +55,7 @@ def render_markdown(
     main = (
         _environment()
         .get_template("report.md.j2")
-        .render(report=report, max_faults=max_faults, max_errors=max_errors)
+        .render(report=report, max_faults=max_faults, max_errors=max_errors, robustness=ROBUSTNESS)
     )
     return main.rstrip("\n") + "\n\n" + render_statistics(report)
 

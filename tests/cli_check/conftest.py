@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from suite_builder import build_tiny_suite
+from tiny_suite import build_tiny_suite
 
 
 @pytest.fixture(scope="session")

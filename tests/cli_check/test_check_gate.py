@@ -120,7 +120,7 @@ def test_unknown_target_has_no_results_and_fails(suite: Path) -> None:
 
 
 def test_unexecuted_suite_fails_the_gate(tmp_path: Path) -> None:
-    from suite_builder import build_tiny_suite
+    from tiny_suite import build_tiny_suite
 
     suite = build_tiny_suite(tmp_path, execute=False)
     result = check(suite, "--max-faults", "100")

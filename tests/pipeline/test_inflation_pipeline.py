@@ -54,6 +54,11 @@ def test_the_search_finds_the_planted_exploit_and_nothing_in_the_others(
     assert by_target["careful"].confirmed == [] and by_target["careful"].error is None
     assert by_target["broken"].error is not None and by_target["broken"].confirmed == []
     assert max(r.calls for r in report.inflation) <= 200
+    robustness = {  # the oracle-free line beside the requirements: the judge without exploits
+        e.target: e.pass_rate for e in report.ranking_by_requirement["manipulation robustness"]
+    }  # ranks first, the broken one (no verdict) is unrated
+    assert robustness["careful"] == 1.0 > robustness["flattered"]
+    assert robustness["broken"] is None
 
     markdown = CliRunner().invoke(app, ["report", str(suite), "--format", "md"]).stdout
     head = markdown.split("## Validity funnel")[0]
@@ -114,3 +119,33 @@ def test_a_changed_judge_is_searched_afresh_never_answered_by_the_old_scores(
     sane.execute(suite, targets=["flattered"], max_target_calls=150, trust_suite_code=True,
                  llm=settings)  # fmt: skip
     assert _scores(suite) == 2 * before  # the same calls asked again for this definition
+
+
+def test_the_agent_rewording_finds_a_trigger_phrase_no_catalogue_holds(
+    workdir: Path, settings: LLMSettings
+) -> None:
+    """The scripted agent rewords the grader note into "beyond reproach", the one phrase
+    the planted judge rewards; a failed rewording call is stored as an error, and a
+    rewording of another form is refused by the form check, never scored."""
+    spec = yaml.safe_load((workdir / "tiny_spec.yaml").read_text())
+    spec["targets"].append(
+        {"name": "phrase", "kind": "python", "ref": "fixture_targets:phrase_triggered"}
+    )
+    (workdir / "tiny_spec.yaml").write_text(yaml.safe_dump(spec))
+    suite = _suite(workdir, settings)
+    sane.execute(suite, targets=["phrase"], max_target_calls=200, trust_suite_code=True,
+                 llm=settings)  # fmt: skip
+    report = sane.report(suite)
+    (result,) = report.inflation
+    strongest = result.strongest
+    assert strongest is not None and strongest.found_by == "reworded (agent)"
+    assert "beyond reproach" in strongest.text and strongest.inflation.mean > 0.4
+    assert any("rewording model unavailable" in e["message"] for e in report.errors.items)
+    with sqlite3.connect(suite) as db:
+        tasks = {row[0] for row in db.execute("select task from calls")}
+    assert "reword" in tasks  # recorded in the suite like every other call
+    line = report.targets["phrase"].by_requirement["manipulation robustness"]
+    assert line.faults == 1 and line.cases == len(result.form_effects) > 1
+    assert [e.target for e in report.ranking_by_requirement["manipulation robustness"]] == [
+        "phrase"
+    ]

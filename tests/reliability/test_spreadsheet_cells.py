@@ -18,7 +18,7 @@ from sane.spreadsheet_cells import read_cell, safe_cell
 from sane.suites.store import SuiteStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli_check"))
-from suite_builder import build_tiny_suite
+from tiny_suite import build_tiny_suite
 
 FORMULAS = ["=cmd|' /C calc'!A0", '=HYPERLINK("http://x.example","click")', "+1+1", "-2+3",
             "@SUM(A1:A2)", "\t=1", "\r=1", "'=already quoted"]  # fmt: skip

@@ -12,7 +12,7 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(TESTS / "cli_check"))
-from suite_builder import build_tiny_suite
+from tiny_suite import build_tiny_suite
 
 
 def _report_kit() -> Any:

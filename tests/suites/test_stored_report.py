@@ -15,7 +15,7 @@ from sane.reporting import build_report
 from sane.suites.store import SuiteStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli_check"))
-from suite_builder import build_tiny_suite
+from tiny_suite import build_tiny_suite
 
 
 @pytest.fixture(scope="module")

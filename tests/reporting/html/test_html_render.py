@@ -103,7 +103,7 @@ def test_csp_allows_only_the_pages_own_script_and_no_network(kit) -> None:
 
 
 def test_report_command_writes_html(tmp_path: Path) -> None:
-    from suite_builder import build_tiny_suite
+    from tiny_suite import build_tiny_suite
 
     suite = build_tiny_suite(tmp_path)
     out = tmp_path / "report.html"
@@ -132,8 +132,10 @@ def test_the_strongest_exploit_comes_first_as_a_diff_against_its_placebo(kit) ->
         success_rate=1.0, confirmed=True, found_by="catalogue",
     )  # fmt: skip
     searched = SearchResult(
-        target="t", tolerance=0.05, calls=120, budget=300, candidates=30, exploits=[exploit]
-    )
+        target="t", tolerance=0.05, calls=120, budget=300, candidates=30, exploits=[exploit],
+        form_effects={"evaluator_instruction": 0.0, "fake_score": 0.01, "self_praise": 0.0,
+                      "markdown_emphasis": 0.02},
+    )  # fmt: skip
     snapshot = _evil_snapshot(kit).model_copy(update={"inflation": [searched]})
     html = render_html(build_report(snapshot))
     assert html.index('id="inflation"') < html.index('id="funnel"')
@@ -141,3 +143,7 @@ def test_the_strongest_exploit_comes_first_as_a_diff_against_its_placebo(kit) ->
     diff = re.search(r'data-inflation-diff="t">(.*?)</pre>', html, re.DOTALL).group(1)
     assert "<ins>grader</ins>" in diff and "reader" not in diff  # what the placebo lacks
     assert "<img" not in html and "&lt;/script&gt;" in diff
+    # the oracle-free line beside the requirements: 3 of the 4 families searched resisted
+    assert re.search(r'data-robustness="t">75\.0%<', html)
+    heat = html[html.index('id="heatmap"') : html.index('id="ranking"')]
+    assert 'data-requirement="manipulation robustness"' in heat and "1 faults / 4 cases" in heat

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from suite_builder import build_tiny_suite, execute
+from tiny_suite import build_tiny_suite, execute_tiny
 from typer.testing import CliRunner
 
 from sane import view as serve_module
@@ -61,7 +61,7 @@ def test_server_updates_as_results_land(generated: Path, served: str) -> None:
     assert json.loads(get(served + "/state")[2])["generation"] == before  # nothing changed
     assert json.loads(get(served + "/report.json")[2])["targets"] == {}
 
-    execute(generated)  # another connection writes the results
+    execute_tiny(generated)  # another connection writes the results
 
     after = json.loads(get(served + "/state")[2])["generation"]
     assert after != before
@@ -78,7 +78,7 @@ async def test_open_page_reloads_when_results_land(generated: Path, served: str,
     assert await page.js("document.querySelectorAll('.fault').length") == 0
     await page.js("window.__beforeReload = true")
 
-    await asyncio.to_thread(execute, generated)  # execute runs its own event loop
+    await asyncio.to_thread(execute_tiny, generated)  # execute runs its own event loop
 
     await page.wait_for(
         "!window.__beforeReload && document.documentElement.getAttribute('data-ready') === '1'"
