@@ -112,7 +112,7 @@ def generate(
     rows_path = examples_path(scorer, spec_path, examples)
     rows = load_examples(scorer, rows_path)
     targets = freeze_targets(scorer, spec_path.parent, str(spec))
-    check_models(config)
+    check_models(config, llm)
     config = with_run_inputs(config, spec_path, rows_path)
     require_prices([config.model, *config.oracle_models], llm, "agent and oracle models")
     store = SuiteStore(suite, create=True, writer=True)

@@ -10,12 +10,15 @@ value as bad input naming the command-line option, before any work is done.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from sane.errors import InputError
 from sane.records import ExecuteConfig, RunConfig
+
+if TYPE_CHECKING:
+    from sane.llm import LLMSettings
 
 
 def run_config(*, model: str, oracle_models: list[str] | None = None, **options: Any) -> RunConfig:
@@ -70,11 +73,13 @@ def with_run_inputs(config: RunConfig, spec: Path, examples: Path) -> RunConfig:
     )
 
 
-def check_models(config: RunConfig) -> None:
-    """Refuse, as bad input naming its option, an agent or oracle model no route serves
-    (the check a real run and the estimator make before any call)."""
-    from sane.llm import check_model
+def check_models(config: RunConfig, llm: LLMSettings | None = None) -> None:
+    """Refuse, as bad input naming its option, an agent or oracle model no route serves,
+    or the scripted model without its rules file (the check a real run and the estimator
+    make before any call)."""
+    from sane.llm import check_model, check_script
 
     check_model(config.model, "--model")
     for model in config.oracle_models:
         check_model(model, "--oracle-model")
+    check_script([config.model, *config.oracle_models], llm.script_path if llm else None)

@@ -7,7 +7,8 @@ names the option or spec field. Custom prefixes check their own names.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from sane._registry import Registry
 from sane.errors import InputError
@@ -74,3 +75,16 @@ def check_model(model: str, field: str, file: str | None = None) -> None:
     problem = model_problem(model)
     if problem is not None:
         raise InputError(file, field, problem)
+
+
+def check_script(models: Iterable[str], script_path: Path | None) -> None:
+    """Raise InputError naming `--script` when a `scripted` model is asked for without a
+    rules file: refused before any call, with the fix, not as every call's error."""
+    scripted = [m for m in models if m.split("/", 1)[0] == "scripted"]
+    if scripted and script_path is None:
+        raise InputError(
+            None,
+            "--script",
+            f"the scripted model ({scripted[0]}) answers from a rules file: add --script FILE "
+            "(docs/reference.md, 'The scripted model')",
+        )

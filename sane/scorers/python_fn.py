@@ -55,13 +55,36 @@ def check_ref(ref: str | None, field: str, file: str = "spec") -> None:
         )
 
 
-def resolve_ref(ref: str | None, field: str) -> Callable[..., Any]:
-    """Import `module:function`; every failure is bad input naming `field`."""
+def search_folder(folder: Path | None) -> None:
+    """Let a spec's refs name modules beside it, as `my_scorers.py` next to `spec.yaml`: its
+    folder is searched after the Python path (appended, so it never shadows an installed
+    package), for the import and for the hash of the module file alike."""
+    if folder is None:
+        return
+    entry = str(folder.resolve())
+    if entry not in sys.path:
+        sys.path.append(entry)
+        importlib.invalidate_caches()
+
+
+def resolve_ref(ref: str | None, field: str, folder: Path | None = None) -> Callable[..., Any]:
+    """Import `module:function` (from the Python path, then `folder`: the spec's); every
+    failure is bad input naming `field`, with where it looked."""
     check_ref(ref, field)
     module_name, attr = _parts(ref, field)
+    search_folder(folder)
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:  # ImportError or an error raised while importing
+    except ModuleNotFoundError as exc:
+        where = f"the spec's folder ({folder.resolve()}) and " if folder is not None else ""
+        raise InputError(
+            "spec",
+            field,
+            f"cannot import module '{module_name}': not found in {where}the Python path; put "
+            f"{module_name.split('.')[0]}.py beside the spec or its folder on PYTHONPATH"
+            + (f" ({exc})" if exc.name != module_name.split(".")[0] else ""),
+        ) from exc
+    except Exception as exc:  # an error raised while importing
         raise InputError(
             "spec", field, f"cannot import module '{module_name}': {type(exc).__name__}: {exc}"
         ) from exc
@@ -184,7 +207,7 @@ async def _in_daemon_thread(function: Callable[..., Any], *args: Any) -> Any:
 
 @register_kind(KIND)
 def build_python_target(config: TargetConfig, context: BuildContext) -> Target:
-    function = resolve_ref(config.ref, f"targets.{config.name}.ref")
+    function = resolve_ref(config.ref, f"targets.{config.name}.ref", context.base_dir)
     return PythonTarget(
         name=config.name,
         function=function,

@@ -23,7 +23,7 @@ from sane.records import ScorerSpec, SuiteTarget, TargetConfig
 from sane.scorers import BuildContext, build_target
 from sane.scorers.llm_judge import read_rubric
 from sane.scorers.python_fn import KIND as PYTHON_KIND
-from sane.scorers.python_fn import check_ref, module_file, module_sha256
+from sane.scorers.python_fn import check_ref, module_file, module_sha256, search_folder
 
 # What makes two specs the same scorer: a target may change, these may not.
 SCORER_FIELDS = ("name", "criterion", "fields", "scored_field", "output")
@@ -65,6 +65,7 @@ def frozen(config: TargetConfig, rubric: str | None, source: str) -> SuiteTarget
 def freeze_targets(spec: ScorerSpec, spec_dir: Path, source: str) -> list[SuiteTarget]:
     """Check every target of a spec just loaded (refs import, rubrics read and compile,
     metrics exist) and freeze it; bad input is refused here, before any call."""
+    search_folder(spec_dir)  # before the hashes too: a ref may name a module beside the spec
     check_targets(spec, BuildContext(spec=spec, base_dir=spec_dir, llm=_NoCalls()))
     return [frozen(t, read_rubric(t, spec_dir), source) for t in spec.targets]
 

@@ -75,3 +75,37 @@ def test_deterministic_flag_must_be_boolean(context: BuildContext, tmp_path) -> 
         InputError, match=r"targets\.m\.deterministic: Input should be a valid boolean"
     ):
         load_spec(path)
+
+
+def test_a_module_beside_the_spec_is_found_and_a_missing_one_gets_a_hint(tmp_path) -> None:
+    """The README's layout: `my_scorers.py` next to `spec.yaml`, neither on the Python path.
+    The spec's folder is searched (after the path) for the import and for the code hash."""
+    import sys
+
+    import yaml
+
+    from sane.inputs import load_spec
+    from sane.scorers.suite_targets import freeze_targets
+
+    module = "beside_the_spec_scorers"
+    spec = {
+        "name": "mine", "criterion": "How faithful the summary is.",
+        "fields": {"source": "the document", "summary": "the text being scored"},
+        "scored_field": "summary", "output": {"type": "ordinal", "min": 1, "max": 5},
+        "targets": [{"name": "mine", "kind": "python", "ref": f"{module}:score"}],
+    }  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    (tmp_path / f"{module}.py").write_text("def score(record):\n    return 3.0\n")
+    loaded, path = load_spec(tmp_path / "spec.yaml")
+    folder = str(tmp_path.resolve())
+    try:
+        (frozen,) = freeze_targets(loaded, path.parent, str(path))
+        assert frozen.code_sha256 is not None  # hashed from the file beside the spec
+        sys.modules.pop(module)
+        (tmp_path / f"{module}.py").unlink()
+        with pytest.raises(InputError, match=f"put {module}.py beside the spec") as info:
+            freeze_targets(loaded, path.parent, str(path))
+        assert folder in str(info.value)  # where it looked
+    finally:
+        sys.path.remove(folder)
+        sys.modules.pop(module, None)

@@ -1,0 +1,45 @@
+"""The scripted model's rules format as docs/reference.md documents it: its complete example
+runs, offline, and validates the one family it describes; a forgotten --script is refused
+by its flag before any call."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import sane
+from sane.errors import InputError
+from sane.llm import LLMSettings
+
+REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "reference.md"
+
+
+def _documented_rules() -> str:
+    section = REFERENCE.read_text("utf-8").split("### The scripted model", 1)[1]
+    return re.search(r"```yaml\n(.*?)```", section, re.DOTALL).group(1)
+
+
+def test_the_documented_rules_file_validates_its_family(workdir: Path) -> None:
+    rules = workdir / "rules.yaml"
+    rules.write_text(_documented_rules())
+    settings = LLMSettings(cache_path=workdir / "cache.db", script_path=rules, backoff_s=0.0)
+    snapshot = sane.generate(
+        workdir / "tiny_spec.yaml", suite=workdir / "suite.db", model="scripted", votes=1,
+        cases=2, max_capabilities=1, recipes_per_capability=1, llm=settings,
+    )  # fmt: skip
+    report = sane.report(workdir / "suite.db")
+    assert report.validity.validated_families == 1, report.validity
+    controls = report.validity.controls
+    assert controls is not None and not controls.failed and controls.false_accept.items > 0
+    assert len(snapshot.recipes) == 1
+
+
+def test_a_scripted_model_without_its_rules_file_is_refused_by_the_flag(workdir: Path) -> None:
+    with pytest.raises(InputError, match=r"--script.*rules file"):
+        sane.generate(
+            workdir / "tiny_spec.yaml", suite=workdir / "suite.db", model="scripted",
+            llm=LLMSettings(cache_path=workdir / "cache.db"),
+        )  # fmt: skip
+    assert not (workdir / "suite.db").exists()  # nothing written before the refusal
