@@ -17,7 +17,13 @@ from sane.agents.rewording import reword
 from sane.errors import BudgetExceeded, LLMError, SaneError, ScorerError
 from sane.generators import get_generator
 from sane.llm import Rank, ranked
-from sane.manipulations import SearchConfig, SearchResult, load_catalogue, search_exploits
+from sane.manipulations import (
+    CallFailed,
+    SearchConfig,
+    SearchResult,
+    load_catalogue,
+    search_exploits,
+)
 from sane.panel import controls
 from sane.panel.kinds import CASE_TEMPLATES
 from sane.panel.sequential import FamilyPlan, FamilyProgress, run_family
@@ -571,8 +577,14 @@ async def search_inflation(ctx: RunContext) -> dict[str, SearchResult]:
         spec, timeout_s = ctx.spec.output, _timeout(ctx, name)
 
         async def score(record: dict[str, str]) -> float:
-            raw = (await score_variants(target, {"text": record}, 1, timeout_s))["text"][0]
-            value = normalise(raw, target.contract, spec)
+            """One target call on the 0-1 scale; a failed one is stored as an error and
+            leaves that candidate unmeasured on that example (never a score)."""
+            try:
+                raw = (await score_variants(target, {"text": record}, 1, timeout_s))["text"][0]
+                value = normalise(raw, target.contract, spec)
+            except (ScorerError, LLMError) as exc:
+                ctx.store.put_error(Stage.inflation, name, str(exc), target=name)
+                raise CallFailed(str(exc)) from exc
             return value if spec.higher_is_better else 1.0 - value
 
         config = SearchConfig(
@@ -593,18 +605,11 @@ async def search_inflation(ctx: RunContext) -> dict[str, SearchResult]:
                 return []
 
         ctx.progress(f"{Stage.inflation.label} {name}", 0, config.budget)
-        try:
-            result = await search_exploits(
-                score, ctx.examples, ctx.spec.scored_field, ctx.spec.criterion, catalogue,
-                config, reword=agent_reword, scores=calls,
-            )  # fmt: skip
-            result = result.model_copy(update={"target": name, "definition_sha256": definition})
-        except (ScorerError, LLMError) as exc:
-            result = SearchResult(
-                target=name, definition_sha256=definition, tolerance=tolerance,
-                calls=len(calls), budget=config.budget, candidates=0, error=str(exc),
-            )  # fmt: skip
-            ctx.store.put_error(Stage.inflation, name, str(exc), target=name)
+        result = await search_exploits(  # a failed call is the search's to count (CallFailed)
+            score, ctx.examples, ctx.spec.scored_field, ctx.spec.criterion, catalogue, config,
+            reword=agent_reword, scores=calls,
+        )  # fmt: skip
+        result = result.model_copy(update={"target": name, "definition_sha256": definition})
         ctx.store.put_inflation(result)
         ctx.progress(f"{Stage.inflation.label} {name}", config.budget, config.budget)
         results[name] = result

@@ -203,6 +203,8 @@ def print_inflation(results: list[SearchResult]) -> None:
                 f"[{low:+.2f}, {high:+.2f}] over its placebo on {e.success_rate:.0%} of held-out "
                 f"examples ({len(r.confirmed)} confirmed; {r.calls} calls)"
             )
+        if r.failed_calls and r.error is None:
+            line += f"; {r.failed_calls} calls failed (first: {r.first_failure})"
         err.print(f"score inflation (oracle-free), {r.target}: {line}", markup=False)
 
 

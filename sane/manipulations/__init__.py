@@ -11,6 +11,7 @@ from sane._lazy import exports
 
 _EXPORTS = {
     "POSITIONS": "sane.manipulations.catalogue",
+    "CallFailed": "sane.manipulations.search",
     "Catalogue": "sane.manipulations.catalogue",
     "Manipulation": "sane.manipulations.catalogue",
     "Placed": "sane.manipulations.catalogue",
@@ -27,6 +28,7 @@ _EXPORTS = {
 }
 __all__ = [
     "POSITIONS",
+    "CallFailed",
     "Catalogue",
     "Exploit",
     "Manipulation",

@@ -44,7 +44,9 @@ class SearchResult(Record):
         None  # the target definition searched (a new one is searched again)
     )
     tolerance: float
-    calls: int
+    calls: int  # failed ones included: they are spent all the same
+    failed_calls: int = 0  # target calls that failed: those candidates unmeasured there
+    first_failure: str | None = None
     budget: int
     candidates: int  # tried on the search split
     refused: list[str] = Field(default_factory=list)  # pairs the placebo guard refused, why

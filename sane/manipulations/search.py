@@ -68,6 +68,19 @@ class BudgetSpent(Exception):
     """The search's target calls are spent: it stops where it is."""
 
 
+class CallFailed(Exception):
+    """A target call that failed (`score` raises it with the error): never a score. The
+    candidate is not measured on that example; the search goes on."""
+
+
+class MostCallsFailed(Exception):
+    """More target calls failed than succeeded (at least MOST_FAILED of them): the target
+    cannot be searched, and the search ends with an error, not a verdict."""
+
+
+MOST_FAILED = 10
+
+
 Scores = dict[str, float]
 """Every target call of a search: the scored record (as canonical JSON) and the repeat ->
 the score. A caller that keeps it (a suite does) resumes a search: what is in it is never
@@ -80,10 +93,12 @@ class _Scorer:
     budget: int  # the calls this phase may reach (the search leaves the confirmation its own)
     scored_field: str
     memo: Scores = field(default_factory=dict)
+    failed: int = 0
+    first_failure: str | None = None
 
     @property
     def calls(self) -> int:
-        return len(self.memo)
+        return len(self.memo) + self.failed
 
     async def __call__(self, example: Mapping[str, str], text: str, repeat: int = 0) -> float:
         record = {**example, self.scored_field: text}
@@ -91,7 +106,14 @@ class _Scorer:
         if key not in self.memo:
             if self.calls >= self.budget:
                 raise BudgetSpent
-            self.memo[key] = await self.score(record)
+            try:
+                self.memo[key] = await self.score(record)
+            except CallFailed as failure:
+                self.failed += 1
+                self.first_failure = self.first_failure or str(failure)
+                if self.failed >= MOST_FAILED and self.failed > len(self.memo):
+                    raise MostCallsFailed from failure
+                raise
         return self.memo[key]
 
 
@@ -222,9 +244,12 @@ async def search_exploits(
         if index in candidate.inflations or not fits(candidate.placed.manipulation, index):
             return
         trio = texts(candidate.placed, examples[index], scored_field, criterion)
-        original = await scorer(examples[index], trio["original"])
-        placebo = await scorer(examples[index], trio["placebo"])
-        manipulated = await scorer(examples[index], trio["manipulated"])
+        try:
+            original = await scorer(examples[index], trio["original"])
+            placebo = await scorer(examples[index], trio["placebo"])
+            manipulated = await scorer(examples[index], trio["manipulated"])
+        except CallFailed:
+            return  # not measured on this example
         candidate.inflations[index] = manipulated - placebo
         candidate.forms[index] = placebo - original
 
@@ -252,6 +277,8 @@ async def search_exploits(
                 await inflation(candidate, index)
     except BudgetSpent:
         pass  # confirm what was found so far, with what the budget has left
+    except MostCallsFailed:
+        return _failed(scorer, config, len(pool) + len(mutants), refused)
     scorer.budget = config.budget
     ranked = sorted((c for c in [*pool, *mutants] if c.inflations), key=_rank)
     finalists, chosen = [], set()
@@ -267,13 +294,15 @@ async def search_exploits(
         if len(confirming) < 2:
             continue  # too few held-out examples it applies to: never confirmed
         try:
-            exploits.append(
-                await _confirm(
-                    candidate, scorer, examples, confirming, scored_field, criterion, config, rank
-                )
+            exploit = await _confirm(
+                candidate, scorer, examples, confirming, scored_field, criterion, config, rank
             )
         except BudgetSpent:
             break
+        except MostCallsFailed:
+            return _failed(scorer, config, len(pool) + len(mutants), refused)
+        if exploit is not None:
+            exploits.append(exploit)
     families: dict[str, list[float]] = {}
     for candidate in pool:
         families.setdefault(candidate.placed.manipulation.family, []).extend(
@@ -283,10 +312,29 @@ async def search_exploits(
         form_effects={f: fmean(v) for f, v in families.items() if v},
         tolerance=config.tolerance,
         calls=scorer.calls,
+        failed_calls=scorer.failed,
+        first_failure=scorer.first_failure,
         budget=config.budget,
         candidates=len(pool) + len(mutants),
         refused=[f"{what}: {why}" for what, why in refused.items()],
         exploits=exploits,
+    )
+
+
+def _failed(
+    scorer: _Scorer, config: SearchConfig, candidates: int, refused: dict[str, str]
+) -> SearchResult:
+    """The search of a target most of whose calls failed: an error, no verdict."""
+    return SearchResult(
+        tolerance=config.tolerance,
+        calls=scorer.calls,
+        failed_calls=scorer.failed,
+        first_failure=scorer.first_failure,
+        budget=config.budget,
+        candidates=candidates,
+        refused=[f"{what}: {why}" for what, why in refused.items()],
+        error=f"{scorer.failed} of {scorer.calls} target calls failed; first: "
+        f"{scorer.first_failure}",
     )
 
 
@@ -324,17 +372,24 @@ async def _confirm(
     criterion: str,
     config: SearchConfig,
     rank: int,
-) -> Exploit:
+) -> Exploit | None:
+    """The candidate on the held-out examples; None when fewer than two of them could be
+    measured (failed calls): never confirmed on one."""
     inflations, forms, first = [], [], {}
     for index in held:
         trio = texts(candidate.placed, examples[index], scored_field, criterion)
-        first = first or trio
         means = {}
-        for role, text in trio.items():
-            values = [await scorer(examples[index], text, r) for r in range(config.repeats)]
-            means[role] = fmean(values)
+        try:
+            for role, text in trio.items():
+                values = [await scorer(examples[index], text, r) for r in range(config.repeats)]
+                means[role] = fmean(values)
+        except CallFailed:
+            continue  # not measured on this example
+        first = first or trio
         inflations.append(means["manipulated"] - means["placebo"])
         forms.append(means["placebo"] - means["original"])
+    if len(inflations) < 2:
+        return None
     inflation = bootstrap(inflations, config.seed * 1000 + rank)
     success = sum(v > config.tolerance for v in inflations) / len(inflations)
     m = candidate.placed.manipulation

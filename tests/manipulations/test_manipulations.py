@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sane.manipulations import (
+    CallFailed,
     Manipulation,
     Placed,
     SearchConfig,
@@ -146,6 +147,29 @@ def test_a_judge_without_exploits_gets_none_confirmed() -> None:
     # only padding, whose control is the unchanged text: restating adds length and nothing else
     assert {e.family for e in result.confirmed} <= {"restated_padding"}
     assert max(result.form_effects.values()) > result.tolerance
+
+
+def test_a_failed_call_leaves_its_example_unmeasured_and_the_search_goes_on() -> None:
+    """A judge whose reply is unusable on some texts (a small model's out-of-range score):
+    those calls are errors, counted, never scores; the planted exploit is still confirmed.
+    A target whose every call fails ends with an error, not a verdict."""
+
+    def planted(record: dict[str, str]) -> float:
+        if "twice" in record["summary"]:  # the grader note's placebo: unusable every time
+            raise CallFailed("score: Input should be less than or equal to 5")
+        return 0.7 * _faithful(record) + (0.3 if "excellent" in record["summary"] else 0.0)
+
+    result = _run(planted, budget=300, seed=1)
+    assert result.error is None and result.failed_calls > 0
+    assert "less than or equal to 5" in (result.first_failure or "")
+    assert result.strongest is not None and "excellent" in result.strongest.text
+
+    def broken(record: dict[str, str]) -> float:
+        raise CallFailed("scorer crashed")
+
+    failed = _run(broken, budget=300, seed=1)
+    assert failed.error is not None and "scorer crashed" in failed.error
+    assert failed.exploits == [] and failed.failed_calls == failed.calls == 10
 
 
 def test_a_resumed_search_gives_the_same_result(tmp_path: Path) -> None:
