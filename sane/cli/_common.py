@@ -10,6 +10,7 @@ gate had no result to check); 5 a gate failed (`sane check`: a target outside a 
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
@@ -129,11 +130,47 @@ def errors_to_exit_codes() -> Iterator[None]:
         ) from None
 
 
+class LineProgress:
+    """Progress as plain lines, for a stderr that is not a terminal (a log file, CI): a line
+    when a stage starts, one every `every_s` seconds while it runs (with an ETA from its pace
+    so far) and one when it ends; never a redraw, so a log reads top to bottom."""
+
+    def __init__(self, write: Callable[[str], None], every_s: float = 30.0) -> None:
+        self._write, self._every_s = write, every_s
+        self._started: dict[str, float] = {}
+        self._last: dict[str, float] = {}
+        self._ended: set[str] = set()
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if stage in self._ended:
+            return
+        if stage not in self._started:
+            self._started[stage] = self._last[stage] = now
+            if done < total:
+                self._write(f"{stage}: {done}/{total} started")
+                return
+        elapsed = now - self._started[stage]
+        if done >= total:
+            self._ended.add(stage)
+            self._write(f"{stage}: {done}/{total} done in {elapsed:.0f} s")
+        elif now - self._last[stage] >= self._every_s:
+            self._last[stage] = now
+            eta = f", about {elapsed / done * (total - done):.0f} s left" if done else ""
+            self._write(f"{stage}: {done}/{total} after {elapsed:.0f} s{eta}")
+
+
 @contextmanager
 def progress_display(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
-    """A rich progress bar per stage, on stderr so stdout stays machine-readable."""
+    """A rich progress bar per stage, on stderr so stdout stays machine-readable; plain
+    lines (LineProgress) where stderr is not a terminal."""
     if not enabled:
         yield lambda stage, done, total: None
+        return
+    if not err.is_terminal:
+        yield LineProgress(
+            lambda line: err.print(line, markup=False, highlight=False, soft_wrap=True)
+        )
         return
     columns = (
         TextColumn("{task.description:<22}"),

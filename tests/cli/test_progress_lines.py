@@ -1,0 +1,41 @@
+"""Progress where stderr is not a terminal (a log file, CI): plain lines, one when a stage
+starts, one per interval with an ETA, one when it ends; never a redraw."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from sane.cli import app
+from sane.cli._common import LineProgress
+
+
+def test_a_stage_gets_a_start_line_interval_lines_with_an_eta_and_an_end_line() -> None:
+    lines: list[str] = []
+    progress = LineProgress(lines.append, every_s=0.0)
+    progress("cases", 0, 4)
+    progress("cases", 2, 4)
+    progress("cases", 4, 4)
+    progress("cases", 4, 4)  # a repeated end is not printed again
+    progress("controls", 1, 1)  # done at once: one line
+    assert [line.split(":")[0] for line in lines] == ["cases"] * 3 + ["controls"]
+    assert lines[0] == "cases: 0/4 started"
+    assert lines[1].startswith("cases: 2/4 after ") and "s left" in lines[1]
+    assert lines[2].startswith("cases: 4/4 done in ")
+    assert lines[3].startswith("controls: 1/1 done in ")
+
+
+def test_a_run_logged_to_a_file_shows_each_stage_as_lines(workdir: Path) -> None:
+    """`sane generate` with stderr not a terminal: stage lines, no bar characters or
+    carriage returns."""
+    result = CliRunner().invoke(
+        app,
+        ["generate", str(workdir / "tiny_spec.yaml"), "--suite", str(workdir / "suite.db"),
+         "--model", "scripted", "--script", str(workdir / "tiny_script.yaml"), "--cache",
+         str(workdir / "cache.db"), "--votes", "3", "--cases", "4", "--capabilities", "2",
+         "--recipes", "2", "--skip-qualify"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "\r" not in result.stderr and "━" not in result.stderr
+    assert "capabilities: 1/1 done in " in result.stderr and "recipes: 0/2 started" in result.stderr
