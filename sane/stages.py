@@ -593,7 +593,10 @@ async def search_inflation(ctx: RunContext) -> dict[str, SearchResult]:
             tolerance=tolerance,
             repeats=1 if target.deterministic else 2,
         )
-        calls = _StoredScores(ctx, name, definition)
+        stage = f"{Stage.inflation.label} {name}"
+        calls = _StoredScores(
+            ctx, name, definition, lambda made: ctx.progress(stage, made, config.budget)
+        )
 
         async def agent_reword(text: str) -> list[str]:
             """The agent LLM's rewordings; a failed call is stored as an error and the
@@ -604,14 +607,14 @@ async def search_inflation(ctx: RunContext) -> dict[str, SearchResult]:
                 ctx.store.put_error(Stage.inflation, name, f"rewording failed: {exc}", target=name)
                 return []
 
-        ctx.progress(f"{Stage.inflation.label} {name}", 0, config.budget)
+        ctx.progress(stage, 0, config.budget)
         result = await search_exploits(  # a failed call is the search's to count (CallFailed)
             score, ctx.examples, ctx.spec.scored_field, ctx.spec.criterion, catalogue, config,
             reword=agent_reword, scores=calls,
         )  # fmt: skip
         result = result.model_copy(update={"target": name, "definition_sha256": definition})
         ctx.store.put_inflation(result)
-        ctx.progress(f"{Stage.inflation.label} {name}", config.budget, config.budget)
+        ctx.progress(stage, config.budget, config.budget)
         results[name] = result
 
     await run_all(Stage.inflation.label, list(ctx.targets.items()), one, _no_progress)
@@ -623,7 +626,13 @@ class _StoredScores(dict[str, float]):
     under the target definition that made them, so a changed judge is never answered by the
     scores of the one it replaced."""
 
-    def __init__(self, ctx: RunContext, target: str, definition: str | None) -> None:
+    def __init__(
+        self,
+        ctx: RunContext,
+        target: str,
+        definition: str | None,
+        on_call: Callable[[int], None] = lambda made: None,
+    ) -> None:
         self._prefix = f"{definition or ''}|"
         stored = ctx.store.inflation_scores(target)
         super().__init__(
@@ -633,11 +642,12 @@ class _StoredScores(dict[str, float]):
                 if k.startswith(self._prefix)
             }
         )
-        self._ctx, self._target = ctx, target
+        self._ctx, self._target, self._on_call = ctx, target, on_call
 
     def __setitem__(self, key: str, value: float) -> None:
         super().__setitem__(key, value)
         self._ctx.store.put_inflation_score(self._target, self._prefix + key, value)
+        self._on_call(len(self))
 
 
 def _put_execution(ctx: RunContext, record: ExecutionRecord) -> None:

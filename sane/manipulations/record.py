@@ -48,7 +48,7 @@ class SearchResult(Record):
     failed_calls: int = 0  # target calls that failed: those candidates unmeasured there
     first_failure: str | None = None
     budget: int
-    candidates: int  # tried on the search split
+    candidates: int  # measured on the search split (on one example at least)
     refused: list[str] = Field(default_factory=list)  # pairs the placebo guard refused, why
     exploits: list[Exploit] = Field(default_factory=list)  # put to the held-out examples
     form_effects: dict[str, float] = Field(default_factory=dict)

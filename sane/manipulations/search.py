@@ -210,9 +210,12 @@ async def search_exploits(
     order = list(range(len(examples)))
     random.Random(config.seed).shuffle(order)
     held = order[config.search_examples : config.search_examples + config.confirm_examples]
-    # the confirmation's calls are set aside first (three texts per held-out example), and
-    # a small budget screens on fewer search examples rather than on none
-    reserve = config.confirm * len(held) * (1 + 2 * config.repeats)
+    # the confirmation's calls are set aside first (three texts per held-out example, the
+    # original scored once), at most half the budget: a small budget confirms on fewer
+    # held-out examples (two at least) and screens on fewer search examples, never on none
+    per_example = config.confirm * (1 + 2 * config.repeats)
+    reserve = min(per_example * len(held), config.budget // 2)
+    held = held[: max(2, reserve // per_example)]
     entries = max(1, len(catalogue.manipulations()))
     fitting_examples = max(1, (config.budget - reserve) // (4 * entries))  # screen + mutants
     search = order[: min(config.search_examples, fitting_examples)]
@@ -278,7 +281,7 @@ async def search_exploits(
     except BudgetSpent:
         pass  # confirm what was found so far, with what the budget has left
     except MostCallsFailed:
-        return _failed(scorer, config, len(pool) + len(mutants), refused)
+        return _failed(scorer, config, sum(bool(c.inflations) for c in [*pool, *mutants]), refused)
     scorer.budget = config.budget
     ranked = sorted((c for c in [*pool, *mutants] if c.inflations), key=_rank)
     finalists, chosen = [], set()
@@ -300,7 +303,9 @@ async def search_exploits(
         except BudgetSpent:
             break
         except MostCallsFailed:
-            return _failed(scorer, config, len(pool) + len(mutants), refused)
+            return _failed(
+                scorer, config, sum(bool(c.inflations) for c in [*pool, *mutants]), refused
+            )
         if exploit is not None:
             exploits.append(exploit)
     families: dict[str, list[float]] = {}
@@ -315,7 +320,7 @@ async def search_exploits(
         failed_calls=scorer.failed,
         first_failure=scorer.first_failure,
         budget=config.budget,
-        candidates=len(pool) + len(mutants),
+        candidates=sum(bool(c.inflations) for c in [*pool, *mutants]),
         refused=[f"{what}: {why}" for what, why in refused.items()],
         exploits=exploits,
     )
