@@ -21,7 +21,7 @@ from sane.manipulations.record import ROBUSTNESS
 from sane.output_files import write_text_atomic
 
 if TYPE_CHECKING:
-    from sane.reporting import HumanAlignment, Report
+    from sane.reporting import GroupSummary, HumanAlignment, Report
 
 FORMATS = ("summary", "json", "md", "html")
 
@@ -328,7 +328,7 @@ def rank_tables(result: Report) -> list[Table]:
             _fmt_ci(summary.pass_rate_bootstrap_ci),
             _fmt_ci(summary.pass_rate_ci),
             str(summary.cases_run),
-            *([_fmt(line.pass_rate if line else None)] if robust else []),
+            *([_robustness_cell(line)] if robust else []),
         )
     if robust:
         main.caption = (
@@ -356,6 +356,12 @@ def rank_tables(result: Report) -> list[Table]:
     if result.human_alignment is not None:
         tables += _alignment_tables(result.human_alignment)
     return tables
+
+
+def _robustness_cell(line: GroupSummary | None) -> str:
+    if line is None or line.pass_rate is None:
+        return "error" if line is not None and line.errors else "-"
+    return f"{line.pass_rate:.3f} ({line.passes}/{line.cases} families)"
 
 
 def _alignment_tables(alignment: HumanAlignment) -> list[Table]:
