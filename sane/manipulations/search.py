@@ -262,6 +262,11 @@ async def search_exploits(
         if usable(m)
     ]
     mutants: list[_Candidate] = []
+
+    def measured() -> int:
+        """The candidates measured on one search example at least."""
+        return sum(bool(c.inflations) for c in [*pool, *mutants])
+
     try:
         for candidate in pool:  # the catalogue, each on every search example
             for index in search:
@@ -281,7 +286,7 @@ async def search_exploits(
     except BudgetSpent:
         pass  # confirm what was found so far, with what the budget has left
     except MostCallsFailed:
-        return _failed(scorer, config, sum(bool(c.inflations) for c in [*pool, *mutants]), refused)
+        return _failed(scorer, config, measured(), refused)
     scorer.budget = config.budget
     ranked = sorted((c for c in [*pool, *mutants] if c.inflations), key=_rank)
     finalists, chosen = [], set()
@@ -303,9 +308,7 @@ async def search_exploits(
         except BudgetSpent:
             break
         except MostCallsFailed:
-            return _failed(
-                scorer, config, sum(bool(c.inflations) for c in [*pool, *mutants]), refused
-            )
+            return _failed(scorer, config, measured(), refused)
         if exploit is not None:
             exploits.append(exploit)
     families: dict[str, list[float]] = {}
@@ -320,7 +323,7 @@ async def search_exploits(
         failed_calls=scorer.failed,
         first_failure=scorer.first_failure,
         budget=config.budget,
-        candidates=sum(bool(c.inflations) for c in [*pool, *mutants]),
+        candidates=measured(),
         refused=[f"{what}: {why}" for what, why in refused.items()],
         exploits=exploits,
     )
