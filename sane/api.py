@@ -111,7 +111,7 @@ def generate(
     scorer, spec_path = load_spec(spec)
     rows_path = examples_path(scorer, spec_path, examples)
     rows = load_examples(scorer, rows_path)
-    targets = freeze_targets(scorer, spec_path.parent, str(spec))
+    targets = freeze_targets(scorer, spec_path.parent, str(spec), example=rows[0])
     check_models(config, llm)
     config = with_run_inputs(config, spec_path, rows_path)
     require_prices([config.model, *config.oracle_models], llm, "agent and oracle models")
@@ -205,7 +205,9 @@ def add_targets(store: SuiteStore, spec: str | Path) -> list[str]:
 
     other, path = load_spec(spec)
     same_scorer(store.spec(), other, str(path))
-    targets = freeze_targets(other, path.parent, str(spec))
+    targets = freeze_targets(
+        other, path.parent, str(spec), example=next(iter(store.examples()), None)
+    )
     store.put_targets(targets)
     return [t.config.name for t in targets]
 

@@ -49,13 +49,16 @@ class BuildContext:
     """What an adapter may need besides its own config.
 
     A suite's targets are built from what the suite holds: `rubrics` gives each judge's rubric
-    text by target name. A spec just loaded has its files beside it, in `base_dir`.
+    text by target name. A spec just loaded has its files beside it, in `base_dir`, and
+    `example` (its first example) to try what can be tried before any call: a judge renders
+    its rubric on it, so a misspelt field is refused at load, not after a paid stage.
     """
 
     spec: ScorerSpec
     base_dir: Path | None = None
     llm: LLMClient | None = None
     rubrics: Mapping[str, str] = field(default_factory=dict)
+    example: Mapping[str, str] | None = None
 
 
 TargetFactory = Callable[[TargetConfig, BuildContext], Target]

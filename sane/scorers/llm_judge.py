@@ -179,7 +179,7 @@ def build_llm_judge(config: TargetConfig, context: BuildContext) -> Target:
         raise InputError(
             None, f"targets.{config.name}", "an llm_judge needs an LLM client to call its model"
         )
-    return LLMJudge(
+    judge = LLMJudge(
         name=config.name,
         model=config.model,
         rubric=load_rubric(config, context),
@@ -189,3 +189,14 @@ def build_llm_judge(config: TargetConfig, context: BuildContext) -> Target:
         temperature=config.temperature,
         reply=config.reply,
     )
+    if context.example is not None:  # a misspelt field fails here, before any call
+        try:
+            judge.render(dict(context.example))
+        except ScorerError as exc:
+            raise InputError(
+                config.prompt or str(DEFAULT_TEMPLATE),
+                f"targets.{config.name}.prompt",
+                f"the rubric does not render on the first example: {exc.__cause__ or exc} "
+                f"(the fields are {', '.join(f'fields.{n}' for n in context.spec.fields)})",
+            ) from exc
+    return judge

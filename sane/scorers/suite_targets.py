@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -62,11 +62,14 @@ def frozen(config: TargetConfig, rubric: str | None, source: str) -> SuiteTarget
     )
 
 
-def freeze_targets(spec: ScorerSpec, spec_dir: Path, source: str) -> list[SuiteTarget]:
-    """Check every target of a spec just loaded (refs import, rubrics read and compile,
-    metrics exist) and freeze it; bad input is refused here, before any call."""
+def freeze_targets(
+    spec: ScorerSpec, spec_dir: Path, source: str, example: Mapping[str, str] | None = None
+) -> list[SuiteTarget]:
+    """Check every target of a spec just loaded (refs import, rubrics read, compile and
+    render on `example`, metrics exist) and freeze it; bad input is refused here, before
+    any call."""
     search_folder(spec_dir)  # before the hashes too: a ref may name a module beside the spec
-    check_targets(spec, BuildContext(spec=spec, base_dir=spec_dir, llm=_NoCalls()))
+    check_targets(spec, BuildContext(spec=spec, base_dir=spec_dir, llm=_NoCalls(), example=example))
     return [frozen(t, read_rubric(t, spec_dir), source) for t in spec.targets]
 
 

@@ -168,3 +168,26 @@ def test_bad_prompt_and_config_are_input_errors(spec: ScorerSpec, tmp_path: Path
             TargetConfig(name="gpt", kind="llm_judge", model="m"),
             BuildContext(spec=spec, base_dir=tmp_path),
         )
+
+
+def test_a_misspelt_rubric_field_is_refused_at_load_before_any_call(workdir: Path) -> None:
+    """`{{ fields.summry }}`: the rubric renders on the first example when the spec is loaded,
+    so the typo is bad input naming the prompt, before a single paid call (the scripted
+    model here would answer none: its rules file is empty)."""
+    import yaml
+
+    import sane
+    from sane.llm import LLMSettings
+
+    (workdir / "judge.j2").write_text("Source: {{ fields.source }}\nSummary: {{ fields.summry }}\n")
+    spec = yaml.safe_load((workdir / "tiny_spec.yaml").read_text())
+    spec["targets"] = [{"name": "judge", "kind": "llm_judge", "model": "scripted",
+                        "prompt": "judge.j2"}]  # fmt: skip
+    (workdir / "tiny_spec.yaml").write_text(yaml.safe_dump(spec))
+    (workdir / "empty.yaml").write_text("rules: []\n")
+    settings = LLMSettings(cache_path=workdir / "cache.db", script_path=workdir / "empty.yaml")
+    with pytest.raises(InputError, match=r"summry.*fields\.summary") as info:
+        sane.generate(workdir / "tiny_spec.yaml", suite=workdir / "suite.db", model="scripted",
+                      llm=settings)  # fmt: skip
+    assert info.value.field == "targets.judge.prompt"
+    assert not (workdir / "suite.db").exists() and not (workdir / "cache.db").exists()
