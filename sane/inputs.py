@@ -9,16 +9,18 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from sane import _yaml as strict_yaml
 from sane.builtin import resolve_spec_path
 from sane.errors import InputError
 from sane.llm import model_problem
 from sane.records import Example, ScorerSpec
+
+R = TypeVar("R", bound=BaseModel)
 
 # A key that names a credential: a spec is stored in its suite, and a suite is mailed around.
 SECRET_KEY = re.compile(
@@ -51,11 +53,11 @@ def _first_problem(error: ValidationError, data: dict[str, Any]) -> tuple[str, s
     return field, message
 
 
-def load_spec(ref: str | Path) -> tuple[ScorerSpec, Path]:
-    """Parse a spec file (or `builtin:NAME`); return it with the file's path."""
-    path = resolve_spec_path(str(ref))
+def read_yaml_mapping(path: Path, what: str) -> dict[str, Any]:
+    """A user's YAML file (a spec, a gate's limits) as a mapping; every problem is bad
+    input naming the file (and the line, for bad YAML)."""
     if not path.is_file():
-        raise InputError(str(path), None, "spec file not found")
+        raise InputError(str(path), None, f"{what} file not found")
     try:
         data = strict_yaml.load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
@@ -65,7 +67,24 @@ def load_spec(ref: str | Path) -> tuple[ScorerSpec, Path]:
     except UnicodeDecodeError:
         raise InputError(str(path), None, "not a UTF-8 text file") from None
     if not isinstance(data, dict):
-        raise InputError(str(path), None, "a spec must be a YAML mapping")
+        raise InputError(str(path), None, f"a {what} must be a YAML mapping")
+    return data
+
+
+def load_record_file(path: Path, model: type[R], what: str) -> R:
+    """A YAML file validated as `model`; the first problem names its field."""
+    data = read_yaml_mapping(path, what)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        field, message = _first_problem(exc, data)
+        raise InputError(str(path), field, message) from None
+
+
+def load_spec(ref: str | Path) -> tuple[ScorerSpec, Path]:
+    """Parse a spec file (or `builtin:NAME`); return it with the file's path."""
+    path = resolve_spec_path(str(ref))
+    data = read_yaml_mapping(path, "spec")
     _refuse_secrets(data, path)
     try:
         spec = ScorerSpec.model_validate(data)

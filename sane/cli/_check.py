@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +18,9 @@ from sane.cli._common import (
 )
 from sane.errors import InputError
 from sane.output_files import write_text_atomic
+
+if TYPE_CHECKING:
+    from sane.reporting import Limits
 
 
 def _requirement_limits(values: list[str]) -> dict[str, int]:
@@ -67,6 +70,16 @@ def _pass_rate_floors(values: list[str]) -> tuple[float | None, dict[str, float]
     return every, per_target
 
 
+def _limits(config: Path | None, given: dict[str, object]) -> Limits:
+    """The gate's limits: the config file's (checked like a spec: the first bad field is
+    named), then the options given on the command line over them."""
+    from sane.inputs import load_record_file
+    from sane.reporting import Limits
+
+    base = load_record_file(config, Limits, "gate config") if config is not None else Limits()
+    return Limits.model_validate(base.model_dump() | given)
+
+
 @app.command()
 def check(
     suite: Annotated[Path, typer.Argument(help="Suite file.")],
@@ -114,6 +127,14 @@ def check(
         list[str] | None,
         typer.Option(metavar="NAME", help="Check only these targets; default all."),
     ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help="YAML file of limits (the fields of the options above, e.g. "
+            "max_faults: 0); an option given here overrides its field.",
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the gate as JSON instead of markdown.")
     ] = False,
@@ -125,27 +146,28 @@ def check(
     """Exit 5 when a target is outside a limit, 4 when something has no result to check;
     print a markdown summary for the CI log (or JSON with --json)."""
     from sane import api
-    from sane.reporting import Limits, evaluate, gate_document, junit_xml, render_gate
+    from sane.reporting import evaluate, gate_document, junit_xml, render_gate
 
     with errors_to_exit_codes():
         every, per_target = _pass_rate_floors(min_pass_rate or [])
-        limits = Limits(
-            max_faults=max_faults,
-            max_faults_per_requirement=_requirement_limits(max_faults_per_requirement or []),
-            max_errors=max_errors,
-            max_control_false_accept=max_control_false_accept,
-            require_qualified_oracle=require_qualified_oracle,
-            max_inflation=max_inflation,
-            min_pass_rate=every,
-            min_pass_rate_per_target=per_target,
-        )
+        given = {
+            "max_faults": max_faults,
+            "max_faults_per_requirement": _requirement_limits(max_faults_per_requirement or []),
+            "max_errors": max_errors,
+            "max_control_false_accept": max_control_false_accept,
+            "require_qualified_oracle": require_qualified_oracle or None,
+            "max_inflation": max_inflation,
+            "min_pass_rate": every,
+            "min_pass_rate_per_target": per_target,
+        }
+        limits = _limits(config, {k: v for k, v in given.items() if v not in (None, {}, [])})
         if not limits.any():
             raise InputError(
                 None,
                 "--max-faults",
                 "give at least one limit (--max-faults, --max-faults-per-requirement, "
                 "--max-errors, --min-pass-rate, --max-control-false-accept, "
-                "--require-qualified-oracle)",
+                "--require-qualified-oracle, --max-inflation, or a --config file of them)",
             )
         report = api.report(suite)
         result = evaluate(report, limits, target)

@@ -293,3 +293,21 @@ def test_report_on_a_terminal_defaults_to_the_summary(suite: Path) -> None:
     text = b"".join(chunks).decode()
     assert run.returncode == 0, run.stderr
     assert "Targets by pass rate" in text and not text.lstrip().startswith("{")
+
+
+def test_a_config_file_holds_the_limits_and_an_option_overrides_its_field(
+    suite: Path, counts: dict, tmp_path: Path
+) -> None:
+    """`--config sane_check.yaml`: the limits as a file kept beside the spec (sane init
+    writes one); an option given on the command line wins over its field; a bad field is
+    bad input naming the file and the field."""
+    config = tmp_path / "sane_check.yaml"
+    config.write_text(
+        f"max_faults: {counts['faults'] - 1}\nmax_faults_per_requirement: {{monotonicity: 99}}\n"
+    )
+    assert check(suite, "--config", str(config), *SCORED).exit_code == 5
+    assert check(suite, "--config", str(config), "--max-faults", str(counts["faults"]),
+                 *SCORED).exit_code == 0  # fmt: skip
+    config.write_text("max_fault: 3\n")
+    bad = check(suite, "--config", str(config))
+    assert bad.exit_code == 2 and "sane_check.yaml" in bad.output and "max_fault" in bad.output
