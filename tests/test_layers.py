@@ -97,7 +97,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                               "sane.qualification", "sane.export", "sane.review",
                               "sane.integrations")),
     ("interfaces", ("sane", "sane.api", "sane.demo", "sane.view", "sane.analyses",
-                    "sane.pytest_plugin", "sane.cli", "sane.__main__")),
+                    "sane.pytest_plugin", "sane.cli", "sane.__main__", "sane.scaffold")),
 ]  # fmt: skip
 
 
