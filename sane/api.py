@@ -100,7 +100,7 @@ def generate(
     """
     from sane import workflow
     from sane.inputs import examples_path, load_examples, load_spec
-    from sane.llm import require_prices
+    from sane.llm import LLMSettings, require_prices
     from sane.run_config import check_models, run_config, with_run_inputs
     from sane.scorers.suite_targets import freeze_targets
 
@@ -112,7 +112,7 @@ def generate(
     rows_path = examples_path(scorer, spec_path, examples)
     rows = load_examples(scorer, rows_path)
     targets = freeze_targets(scorer, spec_path.parent, str(spec), example=rows[0])
-    check_models(config, llm)
+    check_models(config, llm or LLMSettings())
     config = with_run_inputs(config, spec_path, rows_path)
     require_prices([config.model, *config.oracle_models], llm, "agent and oracle models")
     store = SuiteStore(suite, create=True, writer=True)

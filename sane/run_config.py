@@ -74,12 +74,14 @@ def with_run_inputs(config: RunConfig, spec: Path, examples: Path) -> RunConfig:
 
 
 def check_models(config: RunConfig, llm: LLMSettings | None = None) -> None:
-    """Refuse, as bad input naming its option, an agent or oracle model no route serves,
-    or the scripted model without its rules file (the check a real run and the estimator
-    make before any call)."""
-    from sane.llm import check_model, check_script
+    """Refuse, as bad input naming its option, an agent or oracle model no route serves
+    (the check a real run and the estimator make before any call) and, given the run's LLM
+    settings, the scripted model without its rules file or a server without a key."""
+    from sane.llm import check_api_base, check_model, check_script
 
     check_model(config.model, "--model")
     for model in config.oracle_models:
         check_model(model, "--oracle-model")
-    check_script([config.model, *config.oracle_models], llm.script_path if llm else None)
+    if llm is not None:  # the settings a run will call with (an estimate calls nothing)
+        check_script([config.model, *config.oracle_models], llm.script_path)
+        check_api_base(llm.api_base, llm.api_key)

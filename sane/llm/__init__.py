@@ -20,6 +20,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 _EXPORTS = {
     "LLMClient": "sane.llm._client",
     "LLMSettings": "sane.llm._settings",
+    "check_api_base": "sane.llm._models",
     "check_model": "sane.llm._models",
     "check_script": "sane.llm._models",
     "model_problem": "sane.llm._models",
@@ -34,6 +35,7 @@ __all__ = [
     "LLMClient",
     "LLMSettings",
     "Rank",
+    "check_api_base",
     "check_model",
     "check_script",
     "ensure_litellm_ready",

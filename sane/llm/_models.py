@@ -88,3 +88,17 @@ def check_script(models: Iterable[str], script_path: Path | None) -> None:
             f"the scripted model ({scripted[0]}) answers from a rules file: add --script FILE "
             "(docs/reference.md, 'The scripted model')",
         )
+
+
+def check_api_base(api_base: str | None, api_key: str | None) -> None:
+    """Raise InputError naming `--api-base` when a server is given and no key is: every call
+    would otherwise fail authentication, one by one, after the run started."""
+    import os
+
+    if api_base is not None and not (api_key or os.environ.get("OPENAI_API_KEY")):
+        raise InputError(
+            None,
+            "--api-base",
+            f"no key for the server at {api_base}: set OPENAI_API_KEY (a server that needs "
+            "no key takes any value: export OPENAI_API_KEY=none)",
+        )

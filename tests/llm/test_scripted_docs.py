@@ -43,3 +43,15 @@ def test_a_scripted_model_without_its_rules_file_is_refused_by_the_flag(workdir:
             llm=LLMSettings(cache_path=workdir / "cache.db"),
         )  # fmt: skip
     assert not (workdir / "suite.db").exists()  # nothing written before the refusal
+
+
+def test_a_server_without_a_key_is_refused_by_the_flag_with_the_fix(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    settings = LLMSettings(cache_path=workdir / "cache.db", api_base="http://127.0.0.1:9/v1")
+    with pytest.raises(InputError, match=r"--api-base.*OPENAI_API_KEY=none"):
+        sane.generate(
+            workdir / "tiny_spec.yaml", suite=workdir / "suite.db", model="openai/m", llm=settings
+        )
+    assert not (workdir / "suite.db").exists()

@@ -22,15 +22,17 @@ def _generate(tiny: Path, base_url: str) -> tuple[int, str, float]:
     return code, err, time.monotonic() - started
 
 
-def test_missing_credentials_fail_at_once_naming_the_variable(
+def test_missing_credentials_are_refused_by_the_flag_before_any_request(
     tiny: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """--api-base without a key: bad input naming the flag and the fix, before the suite
+    is written or the server asked (it used to be every case's authentication error)."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with serve() as server:
         code, err, seconds = _generate(tiny, server.base_url)
-    assert code == 1 and "OPENAI_API_KEY" in err, err
-    assert seconds < 5  # one attempt, not four with backoff (13 s before)
-    assert "attempt" not in err or "1 attempt" in err
+        assert server.requests == []
+    assert code == 2 and "--api-base" in err and "OPENAI_API_KEY=none" in err, err
+    assert seconds < 5 and len(err.strip().splitlines()) == 1
 
 
 def test_a_rejected_key_is_asked_once(tiny: Path, monkeypatch: pytest.MonkeyPatch) -> None:
