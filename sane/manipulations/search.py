@@ -26,6 +26,7 @@ import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
+from typing import Any
 
 from pydantic import Field
 
@@ -316,23 +317,17 @@ async def search_exploits(
         families.setdefault(candidate.placed.manipulation.family, []).extend(
             candidate.forms.values()
         )
-    return SearchResult(
-        form_effects={f: fmean(v) for f, v in families.items() if v},
-        tolerance=config.tolerance,
-        calls=scorer.calls,
-        failed_calls=scorer.failed,
-        first_failure=scorer.first_failure,
-        budget=config.budget,
-        candidates=measured(),
-        refused=[f"{what}: {why}" for what, why in refused.items()],
-        exploits=exploits,
-    )
+    return _result(
+        scorer, config, measured(), refused,
+        exploits=exploits, form_effects={f: fmean(v) for f, v in families.items() if v},
+    )  # fmt: skip
 
 
-def _failed(
-    scorer: _Scorer, config: SearchConfig, candidates: int, refused: dict[str, str]
+def _result(
+    scorer: _Scorer, config: SearchConfig, candidates: int, refused: dict[str, str], **found: Any
 ) -> SearchResult:
-    """The search of a target most of whose calls failed: an error, no verdict."""
+    """What a search did (its calls, failed ones included, its candidates and refusals) and
+    what it `found`: exploits and form effects, or an error."""
     return SearchResult(
         tolerance=config.tolerance,
         calls=scorer.calls,
@@ -341,9 +336,16 @@ def _failed(
         budget=config.budget,
         candidates=candidates,
         refused=[f"{what}: {why}" for what, why in refused.items()],
-        error=f"{scorer.failed} of {scorer.calls} target calls failed; first: "
-        f"{scorer.first_failure}",
+        **found,
     )
+
+
+def _failed(
+    scorer: _Scorer, config: SearchConfig, candidates: int, refused: dict[str, str]
+) -> SearchResult:
+    """The search of a target most of whose calls failed: an error, no verdict."""
+    error = f"{scorer.failed} of {scorer.calls} target calls failed; first: {scorer.first_failure}"
+    return _result(scorer, config, candidates, refused, error=error)
 
 
 def _rank(candidate: _Candidate) -> tuple[float, float]:
