@@ -115,6 +115,14 @@ def verify_code(target: SuiteTarget, suite: str) -> None:
     field = f"targets.{target.config.name}.ref"
     check_ref(target.config.ref, field, suite)
     found = module_sha256(str(target.config.ref))
+    module = str(target.config.ref).partition(":")[0]
+    if found is None and target.code_sha256 is not None:  # a moved suite, its code left behind
+        raise InputError(
+            suite,
+            f"targets.{target.config.name}",
+            f"its module '{module}' is not importable here; put {module.split('.')[0]}.py "
+            "(the file the suite recorded) on PYTHONPATH, or give its spec with --spec",
+        )
     if target.code_sha256 is None or found != target.code_sha256:
         where = module_file(str(target.config.ref))
         recorded = (target.code_sha256 or "none")[:12]

@@ -124,6 +124,19 @@ def test_trusted_suite_code_runs_only_as_recorded(authored: Path) -> None:
     assert "author_targets" not in sys.modules and not (authored / "imported").exists()
 
 
+def test_a_moved_suite_whose_module_is_not_here_says_which_and_what_to_do(
+    authored: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Received without its code: one line naming the module and the two ways out, no
+    traceback."""
+    here = [entry for entry in sys.path if entry != str(authored / "author_code")]
+    monkeypatch.setattr(sys, "path", here)  # the module's folder stayed with its author
+    code, _, err = _execute(authored, "--trust-suite-code")
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "'author_targets' is not importable here" in err and "--spec" in err
+
+
 @pytest.mark.parametrize("ref", ["subprocess:run", "builtins:exec", "os.path:join", "__main__:x"])
 def test_a_stored_standard_library_ref_is_never_run(authored: Path, ref: str) -> None:
     _stored_ref(authored / "suite.db", "author", ref)
