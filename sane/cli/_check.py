@@ -74,9 +74,18 @@ def _limits(config: Path | None, given: dict[str, object]) -> Limits:
     """The gate's limits: the config file's (checked like a spec: the first bad field is
     named), then the options given on the command line over them."""
     from sane.inputs import load_record_file
+    from sane.records import Requirement
     from sane.reporting import Limits
 
     base = load_record_file(config, Limits, "gate config") if config is not None else Limits()
+    known = {r.value for r in Requirement}
+    for name in base.max_faults_per_requirement:
+        if name not in known:
+            raise InputError(
+                str(config),
+                f"max_faults_per_requirement.{name}",
+                f"not a requirement (one of {', '.join(sorted(known))})",
+            )
     return Limits.model_validate(base.model_dump() | given)
 
 

@@ -308,6 +308,8 @@ def test_a_config_file_holds_the_limits_and_an_option_overrides_its_field(
     assert check(suite, "--config", str(config), *SCORED).exit_code == 5
     assert check(suite, "--config", str(config), "--max-faults", str(counts["faults"]),
                  *SCORED).exit_code == 0  # fmt: skip
-    config.write_text("max_fault: 3\n")
-    bad = check(suite, "--config", str(config))
-    assert bad.exit_code == 2 and "sane_check.yaml" in bad.output and "max_fault" in bad.output
+    for text, field in (("max_fault: 3\n", "max_fault"),
+                        ("max_faults_per_requirement: {robustnes: 0}\n", "robustnes")):  # fmt: skip
+        config.write_text(text)
+        bad = check(suite, "--config", str(config))
+        assert bad.exit_code == 2 and "sane_check.yaml" in bad.output and field in bad.output
