@@ -98,7 +98,6 @@ def generate(
     or same, checked by code, each vote asked both ways round). Whatever the panel, the
     suite's planted controls measure it (report: ``validity.controls``).
     """
-    from sane import workflow
     from sane.inputs import examples_path, load_examples, load_spec
     from sane.llm import LLMSettings, require_prices
     from sane.run_config import check_models, run_config, with_run_inputs
@@ -121,6 +120,8 @@ def generate(
         store.put_targets(targets)
         if qualify:
             _qualify_oracles(store, config, llm, progress)
+        from sane import workflow  # langgraph: imported once the inputs are known good
+
         client = _client(store, llm)
         asyncio.run(workflow.run(_context(store, client, progress), "generate"))
         return store.snapshot()

@@ -18,6 +18,7 @@ from sane._lazy import exports
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 _EXPORTS = {
+    "FREE_PROVIDERS": "sane.llm._budget",
     "LLMClient": "sane.llm._client",
     "LLMSettings": "sane.llm._settings",
     "check_api_base": "sane.llm._models",
@@ -32,6 +33,7 @@ _EXPORTS = {
     "Rank": "sane.llm._slots",
 }
 __all__ = [
+    "FREE_PROVIDERS",
     "LLMClient",
     "LLMSettings",
     "Rank",

@@ -31,19 +31,69 @@ def _local(model: str) -> str | None:
 
 
 def _litellm(model: str) -> str | None:
+    """Whether litellm serves `model`. A `provider/name` string is checked against litellm's
+    provider list, kept for the installed litellm version (_providers_file): after the first
+    check no command imports litellm (seconds) just to refuse or accept a model string."""
+    prefix = model.split("/", 1)[0] if "/" in model else None
+    known = _known_providers()
+    if prefix is not None and known is not None:
+        return None if prefix in known else _unknown(model)
     import litellm
 
     from sane.llm._litellm import ensure_litellm_ready
 
     ensure_litellm_ready()  # quiet: litellm prints a banner on unknown providers otherwise
+    _remember_providers([str(getattr(p, "value", p)) for p in litellm.provider_list])
     try:
         litellm.get_llm_provider(model)
     except Exception:  # noqa: BLE001 - litellm raises several types for an unknown provider
-        return (
-            f"unknown model '{model}': no provider for it (use a litellm string such as "
-            "openai/NAME, anthropic/NAME, ollama/NAME, or local/NAME, scripted)"
-        )
+        return _unknown(model)
     return None
+
+
+def _unknown(model: str) -> str:
+    return (
+        f"unknown model '{model}': no provider for it (use a litellm string such as "
+        "openai/NAME, anthropic/NAME, ollama/NAME, or local/NAME, scripted)"
+    )
+
+
+def _providers_file() -> Path | None:
+    """Where litellm's provider list is kept: one file per installed litellm version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import platformdirs
+
+    try:
+        installed = version("litellm")
+    except PackageNotFoundError:
+        return None
+    return Path(platformdirs.user_cache_dir("sane")) / f"litellm-{installed}-providers.json"
+
+
+def _known_providers() -> frozenset[str] | None:
+    import json
+
+    path = _providers_file()
+    try:
+        return frozenset(json.loads(path.read_text("utf-8"))) if path else None
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _remember_providers(providers: list[str]) -> None:
+    import json
+
+    path = _providers_file()
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(sorted(set(providers))), "utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only cache: the next check imports litellm again, nothing worse
 
 
 def _router(model: str) -> str | None:
