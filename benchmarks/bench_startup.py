@@ -10,8 +10,13 @@ It measures `sane --help`, `sane --version`, `sane check --help`, and `sane repo
 scripted test suite: 2 validated families, 3 targets), generated and executed here.
 
 Run:  .venv/bin/python benchmarks/bench_startup.py [--runs 5]
+It also measures a dry run on the embedded models and three refusals of bad input (an
+unknown local model, an unknown provider, the scripted model without `--script`).
+
 Last line: one JSON object with `help_cpu_s`, `version_cpu_s`, `check_help_cpu_s`,
-`report_cpu_s`, `report_json_cpu_s`, `check_cpu_s` and `import_sane_cpu_s`.
+`report_cpu_s`, `report_json_cpu_s`, `check_cpu_s`, `import_sane_cpu_s`,
+`dry_run_local_cpu_s`, `unknown_local_model_cpu_s`, `unknown_provider_cpu_s` and
+`missing_script_cpu_s`.
 """
 
 from __future__ import annotations
@@ -29,13 +34,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
+LOCAL = "local/qwen2.5-coder-1.5b"
 TINY = ["--votes", "3", "--cases", "4", "--capabilities", "2", "--recipes", "2", "--quiet"]
 
 
-def cpu_of(command: list[str], env: dict[str, str]) -> float:
-    """CPU seconds (user + system) the command's process used."""
+def cpu_of(command: list[str], env: dict[str, str], exit_code: int = 0) -> float:
+    """CPU seconds (user + system) the command's process used; it must exit `exit_code`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, env=env, check=True, capture_output=True)
+    done = subprocess.run(command, check=False, env=env, capture_output=True)
+    if done.returncode != exit_code:
+        raise SystemExit(f"{' '.join(command)} exited {done.returncode}: {done.stderr[-300:]!r}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -72,10 +80,22 @@ def main() -> None:
             "report_json_cpu_s": [*sane, "report", suite, "--format", "json"],
             "check_cpu_s": [*sane, "check", suite, "--max-control-false-accept", "1"],
             "import_sane_cpu_s": [sys.executable, "-c", "import sane"],
-        }
+            "dry_run_local_cpu_s": [*sane, "generate", "builtin:faithfulness", "--suite",
+                                    f"{folder}/dry.db", "--model", LOCAL, "--dry-run"],
+            # refusals of bad input (exit 2); the first check of a litellm string keeps
+            # litellm's provider list, so runs after the first read it
+            "unknown_local_model_cpu_s": [*sane, "generate", "builtin:faithfulness", "--suite",
+                                          f"{folder}/no.db", "--model", "local/nosuch"],
+            "unknown_provider_cpu_s": [*sane, "generate", "builtin:faithfulness", "--suite",
+                                       f"{folder}/no.db", "--model", "nosuch/model"],
+            "missing_script_cpu_s": [*sane, "generate", "builtin:faithfulness", "--suite",
+                                     f"{folder}/no.db", "--model", "scripted"],
+        }  # fmt: skip
+        refusals = {"unknown_local_model_cpu_s", "unknown_provider_cpu_s", "missing_script_cpu_s"}
         figures = {}
         for key, command in commands.items():
-            runs = [cpu_of(command, env) for _ in range(args.runs)]
+            code = 2 if key in refusals else 0
+            runs = [cpu_of(command, env, code) for _ in range(args.runs)]
             figures[key] = round(statistics.median(runs), 3)
             print(f"{' '.join(command[2:])[:70]:<72} {figures[key]:.3f} CPU-s", flush=True)
     print(json.dumps(figures))
