@@ -242,7 +242,7 @@ def execute(
     trust_suite_code: bool = False,
     notice: Callable[[str], None] = _say,
     **options: Any,
-) -> list[ExecutionRecord]:
+) -> Executions:
     """Run a generated suite's validated families against its targets (or the named ones).
 
     The execution is described by ``config`` (an `ExecuteConfig`, built and checked by
@@ -300,10 +300,26 @@ def execute(
             definitions={t.config.name: t.definition_sha256 for t in store.targets()},
             execution=config,
         )
+        before = {_made_by(e) for e in store.executions()}
         asyncio.run(workflow.run(context, "execute"))
-        return [e for e in store.executions() if e.target in chosen]
+        results = [e for e in store.executions() if e.target in chosen]
+        return Executions(results, new=[e for e in results if _made_by(e) not in before])
     finally:
         store.close()
+
+
+class Executions(list[ExecutionRecord]):
+    """The chosen targets' results in the suite after a run, and `new`: those this run
+    made (a result kept from an earlier run of the same definition is not new), so a
+    summary can say what this run did before the totals."""
+
+    def __init__(self, results: list[ExecutionRecord], new: list[ExecutionRecord]) -> None:
+        super().__init__(results)
+        self.new = new
+
+
+def _made_by(e: ExecutionRecord) -> tuple[str, str, str | None, str]:
+    return (e.target, e.case_id, e.definition_sha256, e.verdict.value)
 
 
 def build_report(snapshot: SuiteSnapshot, **options: Any) -> Report:

@@ -25,7 +25,7 @@ from sane.cli._llm_options import llm_options
 from sane.cli._run_options import run_options
 from sane.errors import printable
 from sane.llm import LLMSettings
-from sane.records import ExecuteConfig, RunConfig
+from sane.records import ExecuteConfig, ExecutionRecord, RunConfig
 
 
 @app.command()
@@ -88,6 +88,27 @@ def generate(
     )
 
 
+def _counts(records: list[ExecutionRecord]) -> str:
+    faults = sum(r.verdict.value == "fault" for r in records)
+    errors = sum(r.verdict.value == "error" for r in records)
+    return f"{len(records)} case executions: {faults} faults, {errors} errors"
+
+
+def run_summary(
+    results: list[ExecutionRecord], new: list[ExecutionRecord], suite: Path
+) -> list[str]:
+    """What this run did (per target it ran), then the suite's totals, then the next step."""
+    by_target: dict[str, list[ExecutionRecord]] = {}
+    for record in new:
+        by_target.setdefault(record.target, []).append(record)
+    lines = [f"this run: {_counts(rs)} ({name})" for name, rs in sorted(by_target.items())]
+    if not new:
+        lines.append("this run: nothing new (every chosen target's results were already here)")
+    lines.append(f"the suite, these targets: {_counts(results)}")
+    lines.append(f"next: sane report {suite} (or sane rank {suite} to compare the targets)")
+    return lines
+
+
 @app.command()
 @llm_options()
 @execute_options()
@@ -121,11 +142,10 @@ def execute(
             trust_suite_code=trust_suite_code,
             notice=notice,
         )
-    faults = sum(r.verdict.value == "fault" for r in records)
-    errors = sum(r.verdict.value == "error" for r in records)
     if execution is not None and execution.max_target_calls:
         print_inflation(api.report(suite).inflation)
-    err.print(f"{len(records)} case executions: {faults} faults, {errors} errors")
+    for line in run_summary(records, records.new, suite):
+        err.print(line, markup=False, highlight=False, soft_wrap=True)
     failed = sorted(
         {r.target for r in records} - {r.target for r in records if r.verdict.value != "error"}
     )
