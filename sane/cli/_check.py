@@ -20,7 +20,7 @@ from sane.errors import InputError
 from sane.output_files import write_text_atomic
 
 if TYPE_CHECKING:
-    from sane.reporting import Limits
+    from sane.reporting import GateFileSpec
 
 
 def _requirement_limits(values: list[str]) -> dict[str, int]:
@@ -70,23 +70,13 @@ def _pass_rate_floors(values: list[str]) -> tuple[float | None, dict[str, float]
     return every, per_target
 
 
-def _limits(config: Path | None, given: dict[str, object]) -> Limits:
-    """The gate's limits: the config file's (checked like a spec: the first bad field is
-    named), then the options given on the command line over them."""
+def _gate_file(config: Path | None) -> GateFileSpec | None:
+    """The gate file's limits and targets (the file the pytest plugin collects, checked
+    the same way: the first bad field is named)."""
     from sane.inputs import load_record_file
-    from sane.records import Requirement
-    from sane.reporting import Limits
+    from sane.reporting import GateFileSpec
 
-    base = load_record_file(config, Limits, "gate config") if config is not None else Limits()
-    known = {r.value for r in Requirement}
-    for name in base.max_faults_per_requirement:
-        if name not in known:
-            raise InputError(
-                str(config),
-                f"max_faults_per_requirement.{name}",
-                f"not a requirement (one of {', '.join(sorted(known))})",
-            )
-    return Limits.model_validate(base.model_dump() | given)
+    return load_record_file(config, GateFileSpec, "gate file") if config is not None else None
 
 
 @app.command()
@@ -140,8 +130,8 @@ def check(
         Path | None,
         typer.Option(
             metavar="FILE",
-            help="YAML file of limits (the fields of the options above, e.g. "
-            "max_faults: 0); an option given here overrides its field.",
+            help="A gate file (sane_check.yaml, as the pytest plugin reads it): its limits "
+            "and targets; an option given here wins over its field, SUITE over its suite.",
         ),
     ] = None,
     as_json: Annotated[
@@ -155,7 +145,7 @@ def check(
     """Exit 5 when a target is outside a limit, 4 when something has no result to check;
     print a markdown summary for the CI log (or JSON with --json)."""
     from sane import api
-    from sane.reporting import evaluate, gate_document, junit_xml, render_gate
+    from sane.reporting import Limits, evaluate, gate_document, junit_xml, render_gate
 
     with errors_to_exit_codes():
         every, per_target = _pass_rate_floors(min_pass_rate or [])
@@ -169,7 +159,13 @@ def check(
             "min_pass_rate": every,
             "min_pass_rate_per_target": per_target,
         }
-        limits = _limits(config, {k: v for k, v in given.items() if v not in (None, {}, [])})
+        gate = _gate_file(config)
+        base = gate.limits().model_dump() if gate is not None else {}
+        limits = Limits.model_validate(
+            base | {k: v for k, v in given.items() if v not in (None, {}, [])}
+        )
+        if gate is not None and target is None:
+            target = gate.targets
         if not limits.any():
             raise InputError(
                 None,

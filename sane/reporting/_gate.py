@@ -19,8 +19,9 @@ from typing import Any, Literal
 from xml.etree import ElementTree
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
+from sane.records import Requirement
 from sane.reporting._models import Report
 
 
@@ -29,6 +30,18 @@ class Limits(BaseModel):
 
     max_faults: int | None = Field(default=None, ge=0)
     max_faults_per_requirement: dict[str, int] = Field(default_factory=dict)
+
+    @field_validator("max_faults_per_requirement")
+    @classmethod
+    def _known_requirements(cls, value: dict[str, int]) -> dict[str, int]:
+        known = [r.value for r in Requirement]
+        for name, limit in value.items():
+            if name not in known:
+                raise ValueError(f"{name!r} is not a requirement (one of {', '.join(known)})")
+            if limit < 0:
+                raise ValueError(f"{name}: the limit is negative")
+        return value
+
     max_errors: int | None = Field(default=None, ge=0)
     max_control_false_accept: float | None = Field(default=None, ge=0.0, le=1.0)
     require_qualified_oracle: bool = False  # the suite's oracle qualified for its panel

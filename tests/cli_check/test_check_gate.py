@@ -302,14 +302,16 @@ def test_a_config_file_holds_the_limits_and_an_option_overrides_its_field(
     writes one); an option given on the command line wins over its field; a bad field is
     bad input naming the file and the field."""
     config = tmp_path / "sane_check.yaml"
-    config.write_text(
-        f"max_faults: {counts['faults'] - 1}\nmax_faults_per_requirement: {{monotonicity: 99}}\n"
+    config.write_text(  # the pytest plugin's gate file: its suite is the plugin's
+        f"suite: elsewhere.db\nmax_faults: {counts['faults'] - 1}\n"
+        "max_faults_per_requirement: {monotonicity: 99}\n"
     )
     assert check(suite, "--config", str(config), *SCORED).exit_code == 5
     assert check(suite, "--config", str(config), "--max-faults", str(counts["faults"]),
                  *SCORED).exit_code == 0  # fmt: skip
-    for text, field in (("max_fault: 3\n", "max_fault"),
-                        ("max_faults_per_requirement: {robustnes: 0}\n", "robustnes")):  # fmt: skip
+    for text, field in (("suite: s.db\nmax_fault: 3\n", "max_fault"),
+                        ("suite: s.db\nmax_faults_per_requirement: {robustnes: 0}\n",
+                         "robustnes")):  # fmt: skip
         config.write_text(text)
         bad = check(suite, "--config", str(config))
         assert bad.exit_code == 2 and "sane_check.yaml" in bad.output and field in bad.output
