@@ -52,8 +52,9 @@ JUDGE_RULES = [
 ]
 
 
-def prepare(work: Path, delay_s: float) -> None:
-    """The tiny spec plus a scripted judge target; every scripted call takes delay_s."""
+def prepare(work: Path, delay_s: float, judge_delay_s: float | None = None) -> None:
+    """The tiny spec plus a scripted judge target; every scripted call takes delay_s, the
+    judge's own calls judge_delay_s where given (a longer `sane execute`, not generate)."""
     work.mkdir(parents=True, exist_ok=True)
     shutil.copy(FIXTURES / "tiny_examples.jsonl", work / "tiny_examples.jsonl")
     spec = yaml.safe_load((FIXTURES / "tiny_spec.yaml").read_text())
@@ -62,7 +63,8 @@ def prepare(work: Path, delay_s: float) -> None:
     spec["targets"] = [t for t in spec["targets"] if t["name"] != "broken"] + [JUDGE]
     (work / "spec.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
     script = yaml.safe_load((FIXTURES / "tiny_script.yaml").read_text())
-    script["rules"] = JUDGE_RULES + script["rules"]
+    judge = [rule | {"delay_s": judge_delay_s} for rule in JUDGE_RULES] if judge_delay_s else []
+    script["rules"] = (judge or JUDGE_RULES) + script["rules"]
     script["delay_s"] = delay_s
     (work / "script.yaml").write_text(yaml.safe_dump(script), encoding="utf-8")
 
