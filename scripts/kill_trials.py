@@ -52,9 +52,8 @@ JUDGE_RULES = [
 ]
 
 
-def prepare(work: Path, delay_s: float, judge_delay_s: float | None = None) -> None:
-    """The tiny spec plus a scripted judge target; every scripted call takes delay_s, the
-    judge's own calls judge_delay_s where given (a longer `sane execute`, not generate)."""
+def prepare(work: Path, delay_s: float) -> None:
+    """The tiny spec plus a scripted judge target; every scripted call takes delay_s."""
     work.mkdir(parents=True, exist_ok=True)
     shutil.copy(FIXTURES / "tiny_examples.jsonl", work / "tiny_examples.jsonl")
     spec = yaml.safe_load((FIXTURES / "tiny_spec.yaml").read_text())
@@ -63,8 +62,7 @@ def prepare(work: Path, delay_s: float, judge_delay_s: float | None = None) -> N
     spec["targets"] = [t for t in spec["targets"] if t["name"] != "broken"] + [JUDGE]
     (work / "spec.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
     script = yaml.safe_load((FIXTURES / "tiny_script.yaml").read_text())
-    judge = [rule | {"delay_s": judge_delay_s} for rule in JUDGE_RULES] if judge_delay_s else []
-    script["rules"] = (judge or JUDGE_RULES) + script["rules"]
+    script["rules"] = JUDGE_RULES + script["rules"]
     script["delay_s"] = delay_s
     (work / "script.yaml").write_text(yaml.safe_dump(script), encoding="utf-8")
 
@@ -93,7 +91,10 @@ def command(work: Path, which: str) -> list[str]:
 
 
 def _child(argv: list[str]) -> None:
-    """Fork mode: run the CLI in this forked child and leave without any cleanup."""
+    """Fork mode: run the CLI in this forked child and leave without any cleanup. SIGINT
+    gets Python's own handler back, as a fresh `sane` process has it: a forked child
+    inherits whatever its parent (a long pytest run) left installed."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.path.insert(0, str(FIXTURES))
     from sane.cli import app
 

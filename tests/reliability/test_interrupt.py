@@ -23,8 +23,7 @@ def test_sigint_during_execute_stops_cleanly_and_resumes(
     monkeypatch.syspath_prepend(str(kt.FIXTURES))
     ref, work = tmp_path / "ref", tmp_path / "interrupted"
     for path in (ref, work):
-        # each call takes time, the judge's most: the signal lands inside the run's work
-        kt.prepare(path, delay_s=0.15, judge_delay_s=0.4)
+        kt.prepare(path, delay_s=0.15)  # each judge call takes time: the signal lands inside
         assert kt.run(path, "generate", "fork")[0] == 0
     assert kt.run(ref, "execute", "fork")[0] == 0
 
