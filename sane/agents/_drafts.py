@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from annotated_types import MaxLen
 from pydantic import BaseModel, Field, PrivateAttr, create_model, model_validator
@@ -55,15 +55,25 @@ class CapabilityList(_BoundedList):
     capabilities: list[CapabilityDraft] = Field(min_length=1)
 
 
-@lru_cache(maxsize=32)
-def capability_list(limit: int) -> type[CapabilityList]:
-    """CapabilityList with at most `limit` items: the bound reaches the model's output grammar,
-    so a small model stops after what the run will use instead of writing more."""
-    return create_model(
-        "CapabilityList",
-        __base__=CapabilityList,
-        capabilities=(list[CapabilityDraft], Field(min_length=1, max_length=limit)),
+Bounded = TypeVar("Bounded", bound=_BoundedList)
+
+
+@lru_cache(maxsize=64)
+def bounded(base: type[Bounded], limit: int) -> type[Bounded]:
+    """`base` with its one list field at most `limit` items long: the bound reaches the
+    model's output grammar, so a small model stops after what the run will use instead of
+    writing more."""
+    ((name, field),) = base.model_fields.items()
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        base.__name__,
+        __base__=base,
+        **{name: (field.annotation, Field(min_length=1, max_length=limit))},
     )
+
+
+def capability_list(limit: int) -> type[CapabilityList]:
+    """CapabilityList with at most `limit` items (see bounded)."""
+    return bounded(CapabilityList, limit)
 
 
 OperatorName = Literal[tuple(OPERATORS)]  # type: ignore[valid-type]
@@ -128,14 +138,9 @@ class RecipeList(_BoundedList):
     recipes: list[RecipeDraft] = Field(min_length=1)
 
 
-@lru_cache(maxsize=32)
 def recipe_list(limit: int) -> type[RecipeList]:
-    """RecipeList with at most `limit` items (see capability_list)."""
-    return create_model(
-        "RecipeList",
-        __base__=RecipeList,
-        recipes=(list[RecipeDraft], Field(min_length=1, max_length=limit)),
-    )
+    """RecipeList with at most `limit` items (see bounded)."""
+    return bounded(RecipeList, limit)
 
 
 class VariantDraft(BaseModel):

@@ -4,12 +4,11 @@ ways, so the search can find a trigger phrase no catalogue holds word for word
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from pydantic import Field, create_model
+from pydantic import Field
 
-from sane.agents._drafts import AgentCall, _BoundedList
+from sane.agents._drafts import AgentCall, _BoundedList, bounded
 from sane.prompts import messages
 
 if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
@@ -23,20 +22,10 @@ class RewordingList(_BoundedList):
     rewordings: list[str] = Field(min_length=1)
 
 
-@lru_cache(maxsize=8)
-def rewording_list(limit: int) -> type[RewordingList]:
-    """RewordingList with at most `limit` items (the bound reaches a local model's grammar)."""
-    return create_model(
-        "RewordingList",
-        __base__=RewordingList,
-        rewordings=(list[str], Field(min_length=1, max_length=limit)),
-    )
-
-
 def reword_call(text: str, limit: int = REWORDINGS) -> AgentCall:
     """The one call that rewords one manipulation's text."""
     prompt = messages("reword_manipulation.j2", text=text, limit=limit)
-    return AgentCall(TASK, prompt, rewording_list(limit))
+    return AgentCall(TASK, prompt, bounded(RewordingList, limit))
 
 
 async def reword(
