@@ -121,6 +121,7 @@ def summary_renderables(report: Report) -> list[object]:
         f"[bold red]WARNING: {escape(line)}[/]" if warning else escape(line)
         for line, warning in trust_lines(funnel)
     ]
+    lines += findings_lines(report)
     lines.append(
         f"{escape(report.suite.scorer)}: {funnel.candidate_recipes} candidate recipes, "
         f"{funnel.aligned_recipes} aligned, {funnel.validated_families} validated families, "
@@ -148,6 +149,24 @@ def summary_renderables(report: Report) -> list[object]:
     if report.not_executed:
         lines.append("not executed: " + escape(", ".join(report.not_executed)))
     lines.append("[dim]faults with evidence: --format md or html; every number: --format json[/]")
+    return lines
+
+
+def findings_lines(report: Report) -> list[str]:
+    """The findings headline as rich markup: whether the faults are evidence, then one line
+    per target (red where it fails something)."""
+    found = report.findings
+    if found is None:
+        return []
+    basis = escape(found.basis)
+    lines = [
+        f"[bold]Findings.[/] {basis}"
+        if found.panel_evidence
+        else f"[bold]Findings.[/] [yellow]{basis}[/]"
+    ]
+    for target in found.targets:
+        text = escape(target.headline)
+        lines.append(f"  [red]{text}[/]" if target.recipes or target.exploits else f"  {text}")
     return lines
 
 

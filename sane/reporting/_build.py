@@ -29,6 +29,7 @@ from sane.records import (
     SuiteSnapshot,
     Verdict,
 )
+from sane.reporting._findings import build_findings
 from sane.reporting._models import (
     CallSummary,
     CallTotals,
@@ -719,6 +720,8 @@ def build_report(
         by_requirement[ROBUSTNESS] = by_requirement.pop(ROBUSTNESS)
     taus = sorted(set(default_taus(snapshot.config.cases)) | {snapshot.config.threshold})
     joint_valid = {rid: count.joint_valid for rid, count in validity.families.items()}
+    funnel = _funnel(snapshot, validity, len(any_fault))
+    review = _review(snapshot, validity)
     return Report(
         suite=SuiteInfo(
             scorer=snapshot.spec.name,
@@ -732,7 +735,10 @@ def build_report(
             seed=snapshot.config.seed,
             created=snapshot.created,
         ),
-        validity=_funnel(snapshot, validity, len(any_fault)),
+        validity=funnel,
+        findings=build_findings(
+            {e.target: targets[e.target] for e in ranking}, snapshot.inflation, funnel, review
+        ),
         inflation=snapshot.inflation,
         targets=targets,
         ranking=ranking,
@@ -757,6 +763,6 @@ def build_report(
         errors=_errors(snapshot, runs),
         calls=_calls(snapshot),
         not_executed=sorted({t.name for t in snapshot.spec.targets} - set(targets)),
-        review=_review(snapshot, validity),
+        review=review,
         warnings=validity.warnings + run_warnings,
     )

@@ -14,6 +14,7 @@ from pydantic import Field
 from sane._record import Record
 from sane.manipulations.record import SearchResult
 from sane.qualification.record import QualificationStatus
+from sane.reporting._findings import Findings
 from sane.stats import (
     ConfigSensitivity,
     LabelAgreement,
@@ -288,6 +289,9 @@ class Report(Record):
 
     suite: SuiteInfo
     validity: Funnel
+    # the headline (sane.reporting._findings): what each target fails, and whether it is
+    # evidence; every format leads with it, after the validity verdict
+    findings: Findings | None = None
     targets: dict[str, TargetSummary]
     ranking: list[RankingEntry]
     span: float | None = None
