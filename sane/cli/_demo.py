@@ -22,6 +22,8 @@ from sane.cli._llm_options import llm_options
 from sane.cli._options import Option, fields_of, option_group
 from sane.demo import DemoPlan
 from sane.llm import LLMSettings
+from sane.reporting.formatting import RANK_MEANING
+from sane.reporting.formatting import rank as rank_label
 
 if TYPE_CHECKING:
     from sane.reporting import Report
@@ -137,11 +139,12 @@ def _print_ranking(report: Report) -> None:
     for entry in report.ranking:
         summary = report.targets[entry.target]
         table.add_row(
-            str(entry.rank or "-"),
+            rank_label(entry),
             entry.target,
             "-" if entry.pass_rate is None else f"{entry.pass_rate:.2f}",
             str(summary.faults),
             str(summary.errors),
             str(summary.cases_run),
         )
+    table.caption = RANK_MEANING
     out.print(table)

@@ -19,9 +19,12 @@ from sane.errors import InputError
 from sane.llm import LLMSettings
 from sane.manipulations.record import ROBUSTNESS
 from sane.output_files import write_text_atomic
+from sane.reporting.formatting import INTERVAL_MEANING, RANK_MEANING
+from sane.reporting.formatting import rank as rank_label
 
 if TYPE_CHECKING:
-    from sane.reporting import GroupSummary, HumanAlignment, Report
+    from sane.reporting import GroupSummary, HumanAlignment, RankingEntry, Report
+    from sane.stats import PairedComparison
 
 FORMATS = ("summary", "json", "md", "html")
 
@@ -131,13 +134,14 @@ def summary_renderables(report: Report) -> list[object]:
         table = Table(title="Targets by pass rate")
         for column in ("rank", "target", "pass rate", "Wilson 95%", "faults", "errors", "cases"):
             table.add_column(column)
-        ranks = {entry.target: entry.rank for entry in report.ranking}
+        entries = {entry.target: entry for entry in report.ranking}
         for name, summary in sorted(
-            report.targets.items(), key=lambda item: (ranks.get(item[0]) or 10**9, item[0])
+            report.targets.items(),
+            key=lambda item: (entries[item[0]].rank or 10**9, item[0]),
         ):
             no_result = summary.passes + summary.faults == 0
             table.add_row(
-                str(ranks.get(name) or "-"),
+                rank_label(entries[name]),
                 escape(name),
                 "[red]error: no result[/]" if no_result else _fmt(summary.pass_rate),
                 _fmt_ci(summary.pass_rate_ci),
@@ -212,10 +216,22 @@ def rank(
     ] = None,
     timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
+    compare: Annotated[
+        tuple[str, str] | None,
+        typer.Option(
+            metavar="A B",
+            help="Compare two targets on the cases both judged: McNemar's exact test and "
+            "the paired pass-rate difference.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     trust_suite_code: TrustSuiteCode = False,
 ) -> None:
     """Rank the targets by pass rate, overall and per requirement, optionally against humans.
+
+    Targets that no paired test separates share a rank ("2="). --compare A B shows A
+    against B on the cases both judged, which is the question when a new judge version
+    arrives.
 
     The human side is --human (target,score CSV) or --human-data with --label-field: each
     target is run on the labelled records and its Spearman rho with the labels (AUROC with
@@ -236,6 +252,7 @@ def rank(
             llm=llm,
             trust_suite_code=trust_suite_code,
         )
+        pair = find_comparison(result, *compare) if compare else None
     if as_json:
         payload = {
             "ranking": [e.model_dump(mode="json") for e in result.ranking],
@@ -255,11 +272,16 @@ def rank(
             "human_alignment": (
                 result.human_alignment.model_dump(mode="json") if result.human_alignment else None
             ),
+            "comparisons": [c.model_dump(mode="json") for c in result.comparisons],
         }
+        if pair is not None:
+            payload["comparison"] = pair.model_dump(mode="json")
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
     for table in rank_tables(result):
         out.print(table)
+    if pair is not None:
+        out.print(comparison_table(pair))
 
 
 def _rank_report(
@@ -334,31 +356,29 @@ def rank_tables(result: Report) -> list[Table]:
     tables = []
     main = Table(title=f"Ranking: {result.suite.scorer} (pass-rate span {_fmt(result.span)})")
     robust = ROBUSTNESS in result.ranking_by_requirement
-    columns = ["rank", "target", "pass rate", "bootstrap 95%", "Wilson 95%", "cases"]
+    columns = ["rank", "target", "pass rate", "95% CI", "judged cases"]
     for column in columns + ([f"{ROBUSTNESS} (oracle-free)"] if robust else []):
         main.add_column(column)
     for entry in result.ranking:
-        summary = result.targets[entry.target]
-        line = summary.by_requirement.get(ROBUSTNESS)
+        line = result.targets[entry.target].by_requirement.get(ROBUSTNESS)
         main.add_row(
-            str(entry.rank or "-"),
+            rank_label(entry),
             entry.target,
             _fmt(entry.pass_rate),
-            _fmt_ci(summary.pass_rate_bootstrap_ci),
-            _fmt_ci(summary.pass_rate_ci),
-            str(summary.cases_run),
+            _interval_cell(entry),
+            str(entry.cases),
             *([_robustness_cell(line)] if robust else []),
         )
+    notes = [RANK_MEANING, INTERVAL_MEANING]
     if robust:
-        main.caption = (
+        notes.append(
             f"{ROBUSTNESS}: the share of manipulation families searched with no confirmed "
             "exploit (no oracle; not part of the pass rate)"
         )
+    main.caption = escape("; ".join(notes))
     tables.append(main)
     if result.ranking_by_requirement:
-        by_req = Table(
-            title=escape("Per requirement: rank, pass rate [bootstrap 95%] (judged cases)")
-        )
+        by_req = Table(title=escape("Per requirement: rank, pass rate [95% CI] (judged cases)"))
         by_req.add_column("requirement")
         by_req.add_column("span")
         by_req.add_column("ranking")
@@ -367,7 +387,7 @@ def rank_tables(result: Report) -> list[Table]:
                 requirement,
                 _fmt(result.span_by_requirement.get(requirement)),
                 "\n".join(
-                    f"{e.rank or '-'}. {e.target} {_fmt(e.pass_rate)} {_fmt_ci(e.ci)} ({e.cases})"
+                    f"{rank_label(e)}. {e.target} {_fmt(e.pass_rate)} {_interval_cell(e)} ({e.cases})"
                     for e in entries
                 ),
             )
@@ -375,6 +395,54 @@ def rank_tables(result: Report) -> list[Table]:
     if result.human_alignment is not None:
         tables += _alignment_tables(result.human_alignment)
     return tables
+
+
+def _interval_cell(entry: RankingEntry) -> str:
+    if entry.ci is None:
+        return "-"
+    return _fmt_ci(entry.ci) + (" W" if entry.ci_method == "wilson" else "")
+
+
+def comparison_table(pair: PairedComparison) -> Table:
+    """One paired comparison: the four cells, McNemar's test and the paired difference."""
+    table = Table(title=f"{pair.a} vs. {pair.b} on the {pair.cases} cases both judged")
+    for column in ("", f"{pair.b} passes", f"{pair.b} faults"):
+        table.add_column(column)
+    table.add_row(f"{pair.a} passes", str(pair.both_pass), str(pair.only_a_passes))
+    table.add_row(f"{pair.a} faults", str(pair.only_b_passes), str(pair.both_fault))
+    if pair.cases:
+        verdict = (
+            f"{pair.better} passes significantly more often"
+            if pair.better
+            else "no significant difference"
+        )
+        method = "bootstrap" if pair.difference_ci_method == "bootstrap" else "Newcombe"
+        table.caption = escape(
+            f"pass rate {_fmt(pair.pass_rate_a)} vs. {_fmt(pair.pass_rate_b)}; difference "
+            f"{pair.difference:+.3f} {_fmt_ci(pair.difference_ci)} (95%, {method}); McNemar "
+            f"exact p = {_fmt(pair.p_value)}, Holm-adjusted over the ranking's "
+            f"pairs {_fmt(pair.p_adjusted)}: {verdict}"
+        )
+    else:
+        table.caption = escape(pair.note or "no case judged by both")
+    return table
+
+
+def find_comparison(report: Report, a: str, b: str) -> PairedComparison:
+    """The report's comparison of ``a`` with ``b`` (a first); InputError naming --compare."""
+    for name in (a, b):
+        if name not in report.targets:
+            known = ", ".join(report.targets) or "none"
+            raise InputError(
+                None, "--compare", f"no target {name!r} in the suite (targets: {known})"
+            )
+    if a == b:
+        raise InputError(None, "--compare", "give two different targets")
+    for pair in report.comparisons:
+        if {pair.a, pair.b} == {a, b}:
+            return pair.seen_from(a)
+    judged = [n for n in (a, b) if not report.targets[n].passes + report.targets[n].faults]
+    raise InputError(None, "--compare", f"{', '.join(judged) or a} has no judged case")
 
 
 def _robustness_cell(line: GroupSummary | None) -> str:

@@ -58,13 +58,19 @@ class SearchResult(Record):
     error: str | None = None  # the target failed: no verdict, never "no exploit"
 
     @property
-    def families(self) -> tuple[int, int]:
-        """(resisted, exploited): catalogue families measured on the search split that no
-        confirmed exploit belongs to, and those one does (a combination counts for its
-        first family, as the search's own choice of finalists does)."""
+    def family_verdicts(self) -> dict[str, bool]:
+        """Family -> resisted: the catalogue families measured on the search split, each
+        True unless a confirmed exploit belongs to it (a combination counts for its first
+        family, as the search's own choice of finalists does)."""
         exploited = {e.family.split("+")[0] for e in self.confirmed}
-        measured = set(self.form_effects) | exploited
-        return len(measured - exploited), len(exploited)
+        measured = sorted(set(self.form_effects) | exploited)
+        return {family: family not in exploited for family in measured}
+
+    @property
+    def families(self) -> tuple[int, int]:
+        """(resisted, exploited): counts of :attr:`family_verdicts`."""
+        verdicts = self.family_verdicts.values()
+        return sum(verdicts), len(verdicts) - sum(verdicts)
 
     @property
     def confirmed(self) -> list[Exploit]:

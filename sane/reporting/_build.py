@@ -13,6 +13,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from statistics import fmean
 
 from sane.manipulations.record import ROBUSTNESS, SearchResult
 from sane.panel import controls
@@ -53,16 +54,18 @@ from sane.reporting._models import (
 )
 from sane.stats import (
     LabelAgreement,
+    PairedComparison,
+    comparisons,
     configuration_sensitivity,
     default_taus,
     pass_rate_bootstrap_ci,
     pass_rate_ci,
     rank_correlation,
-    ranks,
     recipe_ordering,
     recipe_paired_tests,
     repeat_run_variability,
     requirement_profile,
+    significance_ranks,
     stability_sensitivity,
     threshold_sensitivity,
 )
@@ -483,35 +486,88 @@ def _review(snapshot: SuiteSnapshot, validity: _Validity) -> ReviewSummary | Non
 # --------------------------------------------------------------------- ranking
 
 
-def _ranking(targets: Mapping[str, TargetSummary | GroupSummary]) -> list[SliceRankingEntry]:
-    """Targets by pass rate (ties share the rank), each with its bootstrap interval."""
+# target -> case id (or family) -> passed: the judged verdicts a ranking pairs on
+Verdicts = Mapping[str, Mapping[str, bool]]
+
+
+def _passed(runs: Iterable[ExecutionRecord]) -> dict[str, dict[str, bool]]:
+    """Per target, its judged cases and whether each passed (errors are not judged)."""
+    passed: dict[str, dict[str, bool]] = defaultdict(dict)
+    for execution in runs:
+        if execution.verdict in (Verdict.passed, Verdict.fault):
+            passed[execution.target][execution.case_id] = execution.verdict is Verdict.passed
+    return passed
+
+
+def _interval(summary: GroupSummary) -> tuple[tuple[float, float] | None, str | None]:
+    """The bootstrap interval, or Wilson's where the bootstrap collapses to a point."""
+    boot = summary.pass_rate_bootstrap_ci
+    if boot is not None and boot[1] > boot[0]:
+        return boot, "bootstrap"
+    if summary.pass_rate_ci is not None:
+        return summary.pass_rate_ci, "wilson"
+    return None, None
+
+
+def _ranking(
+    targets: Mapping[str, TargetSummary | GroupSummary],
+    passed: Verdicts,
+    boot: _Bootstrap = _Bootstrap(),
+) -> tuple[list[SliceRankingEntry], list[PairedComparison]]:
+    """Targets by pass rate, ranked by what is significant (ties share the rank), each with
+    its interval; and the paired comparisons the ranks rest on."""
     rated = {name: s.pass_rate for name, s in targets.items() if s.pass_rate is not None}
-    position = ranks(rated)
-    ranked = sorted(rated, key=lambda name: (position[name], name))
+    tested = comparisons(
+        {name: passed.get(name, {}) for name in sorted(rated, key=lambda n: (-rated[n], n))},
+        n_resamples=boot.n_resamples,
+        seed=boot.seed,
+    )
+    wilson = {n: targets[n].pass_rate_ci for n in rated if targets[n].pass_rate_ci is not None}
+    position = significance_ranks(rated, tested, wilson)
+    shared = Counter(position.values())
+    ranked = sorted(rated, key=lambda name: (position[name], -rated[name], name))
     unrated = sorted(name for name in targets if name not in rated)
 
     def entry(name: str) -> SliceRankingEntry:
         summary = targets[name]
+        ci, method = _interval(summary)
+        rank = position.get(name)
         return SliceRankingEntry(
             target=name,
             pass_rate=rated.get(name),
-            rank=position.get(name),
-            ci=summary.pass_rate_bootstrap_ci,
+            rank=rank,
+            tied=rank is not None and shared[rank] > 1,
+            ci=ci,
+            ci_method=method,
             cases=summary.passes + summary.faults,
         )
 
-    return [entry(n) for n in ranked] + [entry(n) for n in unrated]
+    return [entry(n) for n in ranked] + [entry(n) for n in unrated], tested
 
 
 def _sliced_rankings(
-    targets: Mapping[str, TargetSummary], slice_of: Callable[[TargetSummary], Mapping]
+    targets: Mapping[str, TargetSummary],
+    slice_of: Callable[[TargetSummary], Mapping],
+    passed: Mapping[str, Verdicts],
+    boot: _Bootstrap,
 ) -> dict[str, list[SliceRankingEntry]]:
-    """One ranking per slice (requirement or capability) over the targets that ran it."""
+    """One ranking per slice (requirement or capability) over the targets that ran it,
+    paired on the slice's own cases (``passed``: slice -> target -> case -> passed)."""
     keys = sorted({key for summary in targets.values() for key in slice_of(summary)})
     return {
-        key: _ranking({name: slice_of(s)[key] for name, s in targets.items() if key in slice_of(s)})
+        key: _ranking(
+            {name: slice_of(s)[key] for name, s in targets.items() if key in slice_of(s)},
+            passed.get(key, {}),
+            boot,
+        )[0]
         for key in keys
     }
+
+
+def _passed_by(
+    runs: Iterable[ExecutionRecord], key: Callable[[ExecutionRecord], str]
+) -> dict[str, dict[str, dict[str, bool]]]:
+    return {k: _passed(group) for k, group in _by(list(runs), key).items()}
 
 
 # What a target's settings are, for configuration sensitivity: what differs between the
@@ -609,9 +665,19 @@ def _faults(
                 scores=execution.scores,
                 normalised=execution.normalised,
                 detail=execution.detail,
+                gap=_score_gap(execution.normalised),
             )
         )
     return sorted(evidence, key=lambda f: (f.target, f.recipe_id, cases[f.case_id].index))
+
+
+def _score_gap(normalised: Mapping[str, list[float | None]]) -> float | None:
+    """The largest gap between the variants' mean normalised scores (None with fewer than
+    two scored variants): the size of a fault, on the scale the relation is checked on."""
+    means = [
+        fmean(s) for s in ([v for v in vs if v is not None] for vs in normalised.values()) if s
+    ]
+    return round(max(means) - min(means), 4) if len(means) > 1 else None
 
 
 def _error_targets(
@@ -712,10 +778,11 @@ def build_report(
         for name, summary in targets.items()
     }
     any_fault = {rid for flags in fault_flags.values() for rid, hit in flags.items() if hit}
-    ranking = [
-        RankingEntry(target=e.target, pass_rate=e.pass_rate, rank=e.rank) for e in _ranking(targets)
-    ]
-    by_requirement = _sliced_rankings(targets, lambda s: s.by_requirement)
+    entries, tested = _ranking(targets, _passed(runs), boot)
+    ranking = [RankingEntry(**e.model_dump()) for e in entries]
+    requirement_passed = _passed_by(runs, lambda e: recipes[e.recipe_id].requirement.value)
+    requirement_passed[ROBUSTNESS] = {r.target: r.family_verdicts for r in snapshot.inflation}
+    by_requirement = _sliced_rankings(targets, lambda s: s.by_requirement, requirement_passed, boot)
     if ROBUSTNESS in by_requirement:  # the oracle-free line after the six requirements
         by_requirement[ROBUSTNESS] = by_requirement.pop(ROBUSTNESS)
     taus = sorted(set(default_taus(snapshot.config.cases)) | {snapshot.config.threshold})
@@ -742,9 +809,15 @@ def build_report(
         inflation=snapshot.inflation,
         targets=targets,
         ranking=ranking,
+        comparisons=tested,
         span=_span(ranking),
         ranking_by_requirement=by_requirement,
-        ranking_by_capability=_sliced_rankings(targets, lambda s: s.by_capability),
+        ranking_by_capability=_sliced_rankings(
+            targets,
+            lambda s: s.by_capability,
+            _passed_by(runs, lambda e: recipes[e.recipe_id].capability_id),
+            boot,
+        ),
         span_by_requirement={req: _span(entries) for req, entries in by_requirement.items()},
         human_alignment=None
         if human is None

@@ -19,7 +19,6 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from statistics import fmean
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
@@ -33,9 +32,11 @@ from sane.relations import Relation, formula, reference_role
 from sane.reporting._models import FaultEvidence, Report
 from sane.reporting._plots import heat_colour, pass_rate_plot, stability_plot, threshold_plot
 from sane.reporting._worddiff import diff_variants
+from sane.reporting.formatting import INTERVAL_MEANING, RANK_MEANING, TOLERANCE_MEANING
 from sane.reporting.formatting import ci as _ci
 from sane.reporting.formatting import num as _num
 from sane.reporting.formatting import pct as _pct
+from sane.reporting.formatting import rank as rank_label
 from sane.validators.guards import guard_text
 
 PAGE_SIZE = 50
@@ -61,17 +62,6 @@ def _reference_role(spec: Mapping[str, Any], variants: Mapping[str, str]) -> str
 
 
 _RELATION: TypeAdapter[Any] = TypeAdapter(Relation)
-
-
-def _mean(values: Iterable[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return fmean(present) if present else None
-
-
-def _spread(normalised: Mapping[str, list[float | None]]) -> float | None:
-    """Largest gap between the variants' mean normalised scores: a sort key for faults."""
-    means = [m for m in (_mean(v) for v in normalised.values()) if m is not None]
-    return round(max(means) - min(means), 4) if len(means) > 1 else None
 
 
 def _fault_row(
@@ -102,7 +92,7 @@ def _fault_row(
         "ctx": fault.context,
         "s": fault.scores,
         "n": fault.normalised,
-        "gap": _spread(fault.normalised),
+        "gap": fault.gap,
     }
 
 
@@ -151,7 +141,13 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(
-        pct=_pct, num=_num, ci=_ci, heat=heat_colour, formula=formula, guard_text=guard_text
+        pct=_pct,
+        num=_num,
+        ci=_ci,
+        rank=rank_label,
+        heat=heat_colour,
+        formula=formula,
+        guard_text=guard_text,
     )
     return env
 
@@ -212,8 +208,23 @@ def render_html(
             threshold=threshold_plot(report),
             inflation_diffs=_inflation_diffs(report),
             robustness=ROBUSTNESS,
+            matrix=_comparison_matrix(report),
+            rank_meaning=RANK_MEANING,
+            interval_meaning=INTERVAL_MEANING,
+            tolerance_meaning=TOLERANCE_MEANING,
         )
     )
+
+
+def _comparison_matrix(report: Report) -> dict[str, Any]:
+    """The ranked targets (best first) and, per ordered pair, the comparison row-first."""
+    targets = [e.target for e in report.ranking if e.pass_rate is not None]
+    cells: dict[str, dict[str, Any]] = {name: {} for name in targets}
+    for pair in report.comparisons:
+        if pair.a in cells and pair.b in cells:
+            cells[pair.a][pair.b] = pair
+            cells[pair.b][pair.a] = pair.seen_from(pair.b)
+    return {"targets": targets, "cells": cells}
 
 
 def _inflation_diffs(report: Report) -> dict[str, list[Any]]:

@@ -14,11 +14,19 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from sane.manipulations.record import ROBUSTNESS
+from sane.relations import formula
+from sane.reporting._fault_groups import group_faults
 from sane.reporting._models import Report
-from sane.reporting.formatting import markdown_environment
+from sane.reporting.formatting import (
+    INTERVAL_MEANING,
+    RANK_MEANING,
+    TOLERANCE_MEANING,
+    markdown_environment,
+)
 from sane.validators.guards import guard_text
 
-DEFAULT_MAX_FAULTS = 20
+DEFAULT_MAX_CARDS = 20
+CASES_PER_CARD = 5
 DEFAULT_MAX_ERRORS = 20
 CELL_LIMIT = 160
 
@@ -38,16 +46,19 @@ def _scores(values: dict[str, list[float | None]]) -> str:
 
 @cache
 def _environment() -> Environment:
-    return markdown_environment("sane.reporting", cell=_cell, scores=_scores, guard_text=guard_text)
+    return markdown_environment(
+        "sane.reporting", cell=_cell, scores=_scores, guard_text=guard_text, formula=formula
+    )
 
 
 def render_markdown(
     report: Report,
     *,
-    max_faults: int = DEFAULT_MAX_FAULTS,
+    max_cards: int = DEFAULT_MAX_CARDS,
     max_errors: int = DEFAULT_MAX_ERRORS,
 ) -> str:
-    """The report as a markdown document; fault and error lists are capped with a count.
+    """The report as a markdown document; fault cards (one per recipe per target, see
+    :func:`group_faults`), their cases and the error list are capped with a count.
 
     The seeds' statistics follow the main report as their own section
     (``templates/statistics.md.j2``).
@@ -55,7 +66,17 @@ def render_markdown(
     main = (
         _environment()
         .get_template("report.md.j2")
-        .render(report=report, max_faults=max_faults, max_errors=max_errors, robustness=ROBUSTNESS)
+        .render(
+            report=report,
+            fault_groups=group_faults(report.faults),
+            max_cards=max_cards,
+            cases_per_card=CASES_PER_CARD,
+            max_errors=max_errors,
+            robustness=ROBUSTNESS,
+            rank_meaning=RANK_MEANING,
+            interval_meaning=INTERVAL_MEANING,
+            tolerance_meaning=TOLERANCE_MEANING,
+        )
     )
     return main.rstrip("\n") + "\n\n" + render_statistics(report)
 

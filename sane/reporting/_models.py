@@ -19,6 +19,7 @@ from sane.stats import (
     ConfigSensitivity,
     LabelAgreement,
     OrderingStats,
+    PairedComparison,
     PairedTest,
     RankCorrelation,
     RequirementProfile,
@@ -175,22 +176,28 @@ class TargetSummary(Record):
 
 
 class RankingEntry(Record):
-    """Position by pass rate; ties share the rank, targets without a pass rate get None."""
+    """A position by pass rate that claims no more than the cases show.
+
+    ``rank`` is 1 + the number of targets that pass significantly more often (paired
+    McNemar exact test on the cases both judged, Holm-adjusted over the ranking's pairs;
+    Wilson intervals that do not overlap where two targets share no case), so targets no
+    test separates share a rank and ``tied`` says so. Targets without a pass rate get None.
+    ``ci`` is the percentile bootstrap interval over the judged cases, or the Wilson
+    interval where the bootstrap collapses to a point (0/n, n/n): ``ci_method`` says which.
+    ``cases`` counts the judged cases (passes + faults).
+    """
 
     target: str
     pass_rate: float | None
     rank: int | None
+    tied: bool = False
+    ci: tuple[float, float] | None = None
+    ci_method: str | None = None
+    cases: int = 0
 
 
 class SliceRankingEntry(RankingEntry):
-    """A position in a per-requirement or per-capability ranking.
-
-    ``ci`` is the percentile bootstrap interval of the pass rate over the slice's judged
-    cases; ``cases`` counts those judged cases (passes + faults).
-    """
-
-    ci: tuple[float, float] | None = None
-    cases: int = 0
+    """A position in a per-requirement or per-capability ranking (the same rules)."""
 
 
 class HumanAlignment(RankCorrelation):
@@ -223,6 +230,9 @@ class FaultEvidence(Record):
     scores: dict[str, list[float | None]]
     normalised: dict[str, list[float | None]]
     detail: str
+    # the largest gap between the variants' mean normalised scores: how far apart the
+    # judge put texts the relation ties together, so the worst cases can come first
+    gap: float | None = None
 
 
 class ExecutionError(Record):
@@ -294,6 +304,8 @@ class Report(Record):
     findings: Findings | None = None
     targets: dict[str, TargetSummary]
     ranking: list[RankingEntry]
+    # every pair of ranked targets on the cases both judged (sane.stats._comparison)
+    comparisons: list[PairedComparison] = Field(default_factory=list)
     span: float | None = None
     ranking_by_requirement: dict[str, list[SliceRankingEntry]] = Field(default_factory=dict)
     ranking_by_capability: dict[str, list[SliceRankingEntry]] = Field(default_factory=dict)

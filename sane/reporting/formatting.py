@@ -30,6 +30,29 @@ def ci(value: tuple[float, float] | None, as_percent: bool = False) -> str:
     return f"[{fmt(value[0])}, {fmt(value[1])}]"
 
 
+def rank(entry: Any) -> str:
+    """A ranking entry's rank, "2=" where another target shares it, "-" without one."""
+    if entry.rank is None:
+        return "-"
+    return f"{entry.rank}=" if entry.tied else str(entry.rank)
+
+
+RANK_MEANING = (
+    "Rank: 1 + the number of targets that pass significantly more often on the cases both "
+    "judged (McNemar exact test, Holm-adjusted, 5%); '=' marks a rank shared with a target "
+    "no test separates from it"
+)
+INTERVAL_MEANING = (
+    "95% CI: percentile bootstrap over the judged cases; Wilson's interval where the "
+    "bootstrap collapses to a point (0/n or n/n passed)"
+)
+TOLERANCE_MEANING = (
+    "Tolerance: the score change a relation must exceed, in normalised units: max(0.05, twice "
+    "the standard deviation of the target's scores when the same text is scored again), so "
+    "that a judge's own noise is never a fault"
+)
+
+
 def no_html(value: Any) -> Any:
     """Every string a template writes has its HTML neutralised: markdown renders raw HTML, and
     names, criteria and texts come from users (a scorer named `</script><script>` stays text).
@@ -50,5 +73,5 @@ def markdown_environment(package: str, **filters: Callable[..., Any]) -> Environ
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(pct=pct, num=num, ci=ci, **filters)
+    env.filters.update(pct=pct, num=num, ci=ci, rank=rank, **filters)
     return env

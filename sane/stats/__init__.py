@@ -18,11 +18,19 @@ Sources (formulas in each module's docstring and in docs/statistics.md):
 - per-recipe paired one-sided t-test and standardized mean difference: scoring-rules paper,
   section 3 (:mod:`._paired`);
 - pairwise ordering accuracy and inverted class pairs: CAP paper, section 6.2
-  (:mod:`._ordering`).
+  (:mod:`._ordering`);
+- paired comparison of two targets (McNemar exact, paired difference), Holm-adjusted,
+  and the ranks built on it: standard methods, not from the seeds (:mod:`._comparison`).
 """
 
 from sane.stats._agreement import LabelAgreement, auroc, label_agreement
 from sane.stats._base import NAN_CI, StatsModel
+from sane.stats._comparison import (
+    PairedComparison,
+    comparisons,
+    paired_comparison,
+    significance_ranks,
+)
 from sane.stats._intervals import bootstrap_ci, pass_rate_bootstrap_ci, pass_rate_ci
 from sane.stats._ordering import OrderingStats, ordering_stats, recipe_ordering
 from sane.stats._paired import (
@@ -68,6 +76,7 @@ __all__ = [
     "ConfigSensitivity",
     "LabelAgreement",
     "OrderingStats",
+    "PairedComparison",
     "PairedTest",
     "ProfileDistance",
     "RankCorrelation",
@@ -81,6 +90,7 @@ __all__ = [
     "bootstrap_ci",
     "case_change",
     "change_roles",
+    "comparisons",
     "configuration_sensitivity",
     "default_taus",
     "goodness_pair",
@@ -88,6 +98,7 @@ __all__ = [
     "is_invariance",
     "label_agreement",
     "ordering_stats",
+    "paired_comparison",
     "paired_test",
     "pass_rate_bootstrap_ci",
     "pass_rate_ci",
@@ -100,6 +111,7 @@ __all__ = [
     "requirement_profile",
     "role_scores",
     "sensitivity_score",
+    "significance_ranks",
     "spread",
     "stability_score",
     "stability_sensitivity",

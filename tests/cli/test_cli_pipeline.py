@@ -183,3 +183,25 @@ def test_version_and_python_dash_m() -> None:
         [sys.executable, "-m", "sane", "--version"], capture_output=True, text=True, check=True
     )
     assert run.stdout.strip() == f"sane {version('sane')}"
+
+
+def test_rank_compare_two_targets(suite: Path) -> None:
+    code, out, err = _invoke("rank", str(suite), "--compare", "careful", "lazy", "--json")
+    assert code == 0, err
+    pair = json.loads(out)["comparison"]
+    assert (pair["a"], pair["b"]) == ("careful", "lazy") and pair["cases"] > 0
+    assert pair["only_a_passes"] > pair["only_b_passes"]
+    assert pair["difference"] > 0 and pair["difference_ci"][0] <= pair["difference"]
+    flipped = json.loads(_invoke("rank", str(suite), "--compare", "lazy", "careful", "--json")[1])
+    assert flipped["comparison"]["difference"] == -pair["difference"]
+    code, out, _ = _invoke("rank", str(suite), "--compare", "careful", "lazy")
+    assert code == 0 and "careful vs. lazy" in out and "McNemar" in out
+
+
+@pytest.mark.parametrize(
+    ("pair", "needle"),
+    [(["careful", "nobody"], "no target 'nobody'"), (["careful", "careful"], "two different")],
+)
+def test_rank_compare_refuses_a_bad_pair(suite: Path, pair: list[str], needle: str) -> None:
+    code, _, err = _invoke("rank", str(suite), "--compare", *pair)
+    assert code != 0 and "--compare" in err and needle in err

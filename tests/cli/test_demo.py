@@ -55,7 +55,12 @@ def test_demo_writes_the_suite_and_three_reports_and_prints_the_ranking(workdir:
     assert funnel["validated_families"] >= 1
     # careful follows the criterion, lazy returns a constant: the ranking must say so.
     ranks = {entry["target"]: entry["rank"] for entry in report["ranking"]}
-    assert ranks["careful"] < ranks["lazy"]
+    order = [entry["target"] for entry in report["ranking"]]
+    assert order.index("careful") < order.index("lazy")
+    pair = next(c for c in report["comparisons"] if {c["a"], c["b"]} == {"careful", "lazy"})
+    assert pair["only_a_passes" if pair["a"] == "careful" else "only_b_passes"] > 0
+    # a strictly better rank only where the paired test separates them
+    assert (ranks["careful"] < ranks["lazy"]) == pair["significant"]
     assert report["targets"]["lazy"]["faults"] > 0 and report["targets"]["careful"]["faults"] == 0
     assert str(out / "report.html") in stdout
 

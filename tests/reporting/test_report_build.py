@@ -205,8 +205,11 @@ def test_executions_outside_the_validated_suite_are_left_out(executed_suite):
 
 def test_ranking_ties_share_rank_and_unrated_come_last(executed_suite):
     report = build_report(executed_suite)
-    ranking = [(e.target, e.rank) for e in report.ranking]
-    assert ranking == [("D", 1), ("A", 2), ("C", 2), ("B", None)]
+    ranking = [(e.target, e.pass_rate, e.rank, e.tied) for e in report.ranking]
+    # a handful of cases separates nobody: every rated target shares rank 1, best first
+    assert ranking == [
+        ("D", 1.0, 1, True), ("A", 0.8, 1, True), ("C", 0.8, 1, True), ("B", None, None, False)
+    ]  # fmt: skip
     assert report.span == pytest.approx(1.0 - 0.8)
     assert report.not_executed == ["E"]
     assert report.validity.fault_detecting_families == 2  # mono (A) and rob (C)
@@ -268,7 +271,11 @@ def test_json_has_the_design_contract(executed_suite):
         "tolerance",
     }
     assert set(target["by_requirement"]["monotonicity"]) >= {"pass_rate", "cases"}
-    assert set(document["ranking"][0]) == {"target", "pass_rate", "rank"}
+    assert set(document["ranking"][0]) == {
+        "target", "pass_rate", "rank", "tied", "ci", "ci_method", "cases"
+    }  # fmt: skip
+    assert {"a", "b", "cases", "difference", "difference_ci", "p_value", "p_adjusted",
+            "significant"} <= set(document["comparisons"][0])  # fmt: skip
     assert Report.model_validate(document) == build_report(executed_suite)
 
 

@@ -16,7 +16,8 @@ def test_report_has_slice_rankings_profiles_and_paired_tests(suite_dir, scripted
         ("spacey", 1.0, 3),
         ("lazy", 0.0, 3),
     ]
-    assert mono[0].rank == mono[1].rank == 1 and mono[2].rank == 3
+    # 3 of 3 against 0 of 3: McNemar's exact p is 0.25, so no test separates them
+    assert [(e.rank, e.tied) for e in mono[:3]] == [(1, True)] * 3
     assert report.span_by_requirement == {"monotonicity": 1.0, "robustness": 1.0}
     assert set(report.ranking_by_capability) == {"cap-1", "cap-2"}
     careful = report.targets["careful"]

@@ -97,10 +97,12 @@ async def test_sections_render_without_console_errors(kit, page, tmp_path: Path)
     assert await page.js("document.querySelectorAll('#stability-plot circle.dot').length") >= 1
     # heatmap: 3 targets x 2 requirements
     assert await page.js("document.querySelectorAll('.heat td.cell').length") == 6
-    # faults: 6 for lazy (monotonicity) + 1 for careful (robustness)
-    assert await page.js("document.querySelectorAll('#fault-list .fault').length") == 7
+    # faults: 6 for lazy (monotonicity) + 1 for careful (robustness), one card per recipe
+    # per target, each case inside it
+    assert await page.js("document.querySelectorAll('#fault-list .fault').length") == 2
+    assert await page.js("document.querySelectorAll('#fault-list .fault .case').length") == 7
     first = await page.js(
-        "(() => { const c = document.querySelector('#fault-list .fault[data-case=\"mono/0\"]');"
+        "(() => { const c = document.querySelector('#fault-list .fault[data-target=\"lazy\"]');"
         " return {ins: [...c.querySelectorAll('ins')].map(e => e.textContent),"
         " del: [...c.querySelectorAll('del')].map(e => e.textContent),"
         " text: c.innerText}; })()"
@@ -110,9 +112,20 @@ async def test_sections_render_without_console_errors(kit, page, tmp_path: Path)
     )  # recipe and relation
     assert "tolerance" in first["text"]
     assert any("50" in s for s in first["ins"]) and any("5" in s for s in first["del"])
-    assert await page.js("document.getElementById('fault-count').textContent") == "7 in 7 cases"
+    assert await page.js("document.getElementById('fault-count').textContent") == "7 in 2 cards"
     # the example's other fields are shown, and one scale (normalised) with the raw beside it
-    assert "source\nRevenue rose 5% in 2023" in first["text"] and "1 fault" in first["text"]
+    assert "source\nRevenue rose 5% in 2023" in first["text"] and "6 faults" in first["text"]
+    assert "in 6 cases" in first["text"]
+    # the worst case is open, the other five closed until clicked (then built)
+    opened = "[...document.querySelectorAll('.fault[data-target=\"lazy\"] .case')].map(d => d.open)"
+    assert await page.js(opened) == [True] + [False] * 5
+    await page.js(
+        "document.querySelectorAll('.fault[data-target=\"lazy\"] .case summary')[3].click()"
+    )
+    await page.wait_for(
+        "document.querySelectorAll('.fault[data-target=\"lazy\"] .case')[3]"
+        ".querySelectorAll('table.scores').length === 1"
+    )
     # a target that errored on every case of a requirement shows as an error, not n/a
     broken = await page.js(
         "document.querySelector('.heat tr[data-target=\"broken\"] td.cell').innerText"
@@ -120,9 +133,9 @@ async def test_sections_render_without_console_errors(kit, page, tmp_path: Path)
     assert broken.startswith("error") and "6 errors, no result" in broken
     header = await page.js(
         "[...document.querySelectorAll('#fault-list .fault table.scores th')]"
-        ".slice(0, 6).map(e => e.textContent)"
+        ".slice(0, 3).map(e => e.textContent)"
     )
-    assert header == ["target", "variant", "normalised", "raw score", "tolerance", "verdict"]
+    assert header == ["variant", "normalised", "raw score"]
     assert page.problems() == []
     shot = await page.screenshot(_screenshot_dir(tmp_path) / "report.png")
     print(f"screenshot: {shot}")
@@ -170,7 +183,7 @@ async def test_filters_and_sorting(kit, page, tmp_path: Path) -> None:
     await choose("f-target", "")
     await choose("f-capability", "cap-claims")
     tags = await page.js("[...document.querySelectorAll('.fault')].map(c => c.innerText)")
-    assert len(tags) == 6 and all("name of cap-claims" in t for t in tags)
+    assert len(tags) == 1 and all("name of cap-claims" in t for t in tags)
     await choose("f-capability", "")
     await choose("f-requirement", "robustness")
     assert await page.js("document.querySelectorAll('.fault').length") == 1
@@ -185,6 +198,13 @@ async def test_filters_and_sorting(kit, page, tmp_path: Path) -> None:
     assert await page.js("document.getElementById('page-info').textContent") == (
         "no fault matches the filter"
     )
+
+    # a finding's link shows that target's cards
+    await page.js("document.querySelector('[data-filter-target=\"lazy\"]').click()")
+    assert await page.js(
+        "[...document.querySelectorAll('.fault .target')].map(e => e.textContent)"
+    ) == ["lazy"]
+    assert "target=lazy" in await page.js("location.hash")
 
     # sorting: click the pass-rate header of the targets table, ascending then descending
     order = "[...document.querySelectorAll('#targets tbody tr')].map(r => r.dataset.target)"
@@ -276,20 +296,21 @@ async def test_thousands_of_cases_render(kit, page, tmp_path: Path) -> None:
         f" load + ready seen after {wall:.2f} s"
     )
     assert len(snapshot.cases) >= 3000 and faults >= 3000
-    cases = len({fault.case_id for fault in report.faults})
+    cards = len({(fault.target, fault.recipe_id) for fault in report.faults})
     assert await page.js("document.querySelectorAll('.fault').length") == PAGE_SIZE
     assert await page.js("document.getElementById('fault-count').textContent") == (
-        f"{faults} in {cases} cases"
+        f"{faults} in {cards} cards"
     )
-    # a card per case: its fault count is the number of targets listed on it
+    # a card per recipe per target: its fault count is the number of cases inside it, and
+    # only the worst case of each is built (open)
     counts = await page.js(
         "[...document.querySelectorAll('.fault')].map(c => [parseInt("
-        "c.querySelector('.count').textContent), c.querySelectorAll('.fault-head .target').length])"
+        "c.querySelector('.count').textContent), c.querySelectorAll('.case').length,"
+        " c.querySelectorAll('table.scores').length])"
     )
-    assert all(n == targets for n, targets in counts)
-    assert sum(n for n, _ in counts) > PAGE_SIZE or faults == cases
+    assert all(n == inside and built == 1 for n, inside, built in counts)
     await page.js("document.getElementById('page-next').click()")
     info = await page.js("document.getElementById('page-info').textContent")
-    assert info.startswith(f"showing cases {PAGE_SIZE + 1}-{2 * PAGE_SIZE} of {cases}")
+    assert info.startswith(f"showing cards {PAGE_SIZE + 1}-{2 * PAGE_SIZE} of {cards}")
     assert page.problems() == []
     await page.screenshot(_screenshot_dir(tmp_path) / "big.png")
