@@ -368,4 +368,6 @@ def report_html(
 def _client(store: SuiteStore, settings: LLMSettings | None) -> LLMClient:
     from sane.llm import LLMClient, LLMSettings
 
-    return LLMClient(settings or LLMSettings(), on_call=store.put_call)
+    return LLMClient(
+        settings or LLMSettings(), on_call=store.put_call, on_transcript=store.put_transcript
+    )

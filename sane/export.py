@@ -15,16 +15,18 @@ Formats (documented in docs/reference.md, `sane export`):
   Scalars are plain columns; texts spread into ``example.FIELD`` and ``variant.ROLE`` columns
   (as `sane review export` does); per-target results become ``FIELD.TARGET`` columns
   (``verdict.careful``); only the truly nested values (``relation``, ``scores.TARGET``,
-  ``normalised.TARGET``) are JSON-encoded cells. An empty cell is a missing value.
+  ``normalised.TARGET``, ``transcripts.TARGET``) are JSON-encoded cells. An empty cell is a missing value.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal, TextIO
+
+from pydantic import Field
 
 from sane._record import Record
 from sane.errors import InputError
@@ -36,6 +38,7 @@ from sane.records import (
     Relation,
     Requirement,
     SuiteSnapshot,
+    Transcript,
     Verdict,
 )
 from sane.spreadsheet_cells import safe_cell
@@ -45,8 +48,19 @@ ExportFormat = Literal["jsonl", "csv"]
 FORMATS: tuple[ExportFormat, ...] = ("jsonl", "csv")
 
 
+class ExportedCall(Record):
+    """One judge call behind a score: the prompt as sent and the raw reply."""
+
+    model: str
+    prompt: str
+    reply: str
+    truncated: bool = False
+
+
 class ExportedResult(Record):
-    """One target's result on one case, as the suite stores it (`ExecutionRecord`)."""
+    """One target's result on one case, as the suite stores it (`ExecutionRecord`), with
+    the judge calls behind its scores per role (empty for code, or where the suite's
+    transcript cap left them out)."""
 
     verdict: Verdict
     scores: dict[str, list[float | None]]
@@ -55,6 +69,7 @@ class ExportedResult(Record):
     error: str | None
     detail: str
     definition_sha256: str | None
+    transcripts: dict[str, list[ExportedCall]] = Field(default_factory=dict)
 
 
 class ExportedCase(Record):
@@ -91,7 +106,20 @@ def validated_cases(snapshot: SuiteSnapshot) -> list[tuple[Recipe, Case]]:
     )
 
 
-def _result(execution: ExecutionRecord) -> ExportedResult:
+def _calls(
+    execution: ExecutionRecord, transcripts: Mapping[str, Transcript]
+) -> dict[str, list[ExportedCall]]:
+    return {
+        role: [
+            ExportedCall(model=t.model, prompt=t.prompt, reply=t.reply, truncated=t.truncated)
+            for t in (transcripts.get(key) for key in keys)
+            if t is not None
+        ]
+        for role, keys in execution.transcripts.items()
+    }
+
+
+def _result(execution: ExecutionRecord, transcripts: Mapping[str, Transcript]) -> ExportedResult:
     return ExportedResult(
         verdict=execution.verdict,
         scores=execution.scores,
@@ -100,16 +128,22 @@ def _result(execution: ExecutionRecord) -> ExportedResult:
         error=execution.error,
         detail=execution.detail,
         definition_sha256=execution.definition_sha256,
+        transcripts=_calls(execution, transcripts),
     )
 
 
-def export_cases(snapshot: SuiteSnapshot) -> list[ExportedCase]:
-    """The suite's validated cases with every target's stored result on each.
+def export_cases(
+    snapshot: SuiteSnapshot, transcripts: Mapping[str, Transcript] | None = None
+) -> list[ExportedCase]:
+    """The suite's validated cases with every target's stored result on each, and the
+    judge calls behind them from ``transcripts`` (default: the snapshot's, those behind
+    faults; `sane export` passes every one the suite holds).
 
     An execution whose recipe does not match its case's is left out, as the report leaves it
     out; the store keeps one execution per target and case, so there is nothing to merge.
     """
     capabilities = {capability.id: capability for capability in snapshot.capabilities}
+    calls = snapshot.transcripts if transcripts is None else transcripts
     executions: dict[str, list[ExecutionRecord]] = {}
     for execution in snapshot.executions:
         executions.setdefault(execution.case_id, []).append(execution)
@@ -117,7 +151,7 @@ def export_cases(snapshot: SuiteSnapshot) -> list[ExportedCase]:
     for recipe, case in validated_cases(snapshot):
         capability = capabilities.get(recipe.capability_id)
         results = {
-            execution.target: _result(execution)
+            execution.target: _result(execution, calls)
             for execution in sorted(executions.get(case.id, []), key=lambda e: e.target)
             if execution.recipe_id == recipe.id
         }
@@ -153,6 +187,7 @@ def write_jsonl(cases: Iterable[ExportedCase], handle: TextIO) -> None:
 
 RESULT_FIELDS = (
     "verdict", "scores", "normalised", "tolerance", "error", "detail", "definition_sha256",
+    "transcripts",
 )  # fmt: skip
 _CASE_COLUMNS = [
     "case_id", "recipe_id", "recipe_name", "capability_id", "capability_name", "requirement",

@@ -7,6 +7,7 @@ them in one module makes the suite's data model readable in one place.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import unicodedata
 from enum import Enum, StrEnum
@@ -245,6 +246,9 @@ class Vote(Record):
     sample_index: int
     raw: str = ""
     error: str | None = None
+    # the keys of the model calls behind this vote (two for a contrastive ballot, more
+    # after a schema repair): the suite's transcripts table holds their prompts and replies
+    transcripts: list[str] = Field(default_factory=list)
 
 
 class PanelDecision(Record):
@@ -297,6 +301,9 @@ class ExecutionRecord(Record):
     error: str | None = None
     # the target definition that produced this result (SuiteTarget.definition_sha256)
     definition_sha256: str | None = None
+    # per role, the keys of the model calls its scores came from, in order (a judge's;
+    # code makes none): the suite's transcripts table holds their prompts and replies
+    transcripts: dict[str, list[str]] = Field(default_factory=dict)
 
     @field_validator("scores", "normalised")
     @classmethod
@@ -321,6 +328,22 @@ class CallRecord(Record):
     cost: float = 0.0
     latency_s: float = 0.0
     error: str | None = None
+
+
+class Transcript(Record):
+    """One model call: its key (the call's cache key), the prompt as sent (messages rendered
+    as text) and the reply. Kept in the suite (sane.llm._transcripts says why)."""
+
+    key: str
+    model: str
+    task: str
+    prompt: str
+    reply: str
+    truncated: bool = False  # a side was cut (sane.llm._transcripts.TEXT_CAP)
+
+    @property
+    def prompt_sha256(self) -> str:
+        return hashlib.sha256(self.prompt.encode("utf-8")).hexdigest()
 
 
 class RunConfig(Record):
@@ -406,3 +429,7 @@ class SuiteSnapshot(Record):
     inflation: list[SearchResult] = Field(default_factory=list)
     calls: list[CallRecord] = Field(default_factory=list)
     errors: list[dict[str, str]] = Field(default_factory=list)
+    # the transcripts behind the faults (the report shows them), by key, and how many
+    # transcripts the suite's size cap left out
+    transcripts: dict[str, Transcript] = Field(default_factory=dict)
+    transcripts_dropped: int = 0

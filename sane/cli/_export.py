@@ -45,10 +45,10 @@ def export(
         check_format(format)
         store = SuiteStore(suite, readonly=True)
         try:
-            snapshot = store.snapshot()
+            snapshot, transcripts = store.snapshot(), store.transcripts()
         finally:
             store.close()
-        cases = export_cases(snapshot)
+        cases = export_cases(snapshot, transcripts)
         if out_file is not None:
             write_export(cases, format, out_file)
     if out_file is None:

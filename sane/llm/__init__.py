@@ -31,12 +31,16 @@ _EXPORTS = {
     "with_instruction": "sane.llm._structured",
     "ranked": "sane.llm._slots",
     "Rank": "sane.llm._slots",
+    "Transcript": "sane.llm._transcripts",
+    "capture_transcripts": "sane.llm._transcripts",
 }
 __all__ = [
     "FREE_PROVIDERS",
     "LLMClient",
     "LLMSettings",
     "Rank",
+    "Transcript",
+    "capture_transcripts",
     "check_api_base",
     "check_model",
     "check_script",

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from sane._turns import Turns
 from sane.errors import LLMError
 from sane.llm import _openai_http, _structured
+from sane.llm import _transcripts as transcripts
 from sane.llm._budget import Budget, price
 from sane.llm._cache import CachedResponse, ResponseCache, call_key
 from sane.llm._litellm import ensure_litellm_ready
@@ -34,6 +35,7 @@ from sane.llm._router import RateLimits, RouterHolder, load_router
 from sane.llm._secrets import redact
 from sane.llm._settings import LLMSettings
 from sane.llm._slots import RankedSlots, current_rank
+from sane.llm._transcripts import Transcript
 from sane.records import CallRecord
 
 T = TypeVar("T", bound=BaseModel)
@@ -75,11 +77,16 @@ class LLMClient:
     """Async access to any litellm model, the scripted model and local models."""
 
     def __init__(
-        self, settings: LLMSettings, on_call: Callable[[CallRecord], None] | None = None
+        self,
+        settings: LLMSettings,
+        on_call: Callable[[CallRecord], None] | None = None,
+        on_transcript: Callable[[Transcript], None] | None = None,
     ) -> None:
         ensure_litellm_ready()
         self._settings = settings
         self._on_call = on_call
+        self._on_transcript = on_transcript
+        self._transcribed: set[str] = set()
         self._cache = ResponseCache(settings.resolved_cache_path())
         self._budget = Budget(settings.max_calls, settings.max_cost)
         self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, RankedSlots] = (
@@ -179,6 +186,17 @@ class LLMClient:
         if self._on_call is not None:
             self._on_call(record)
 
+    def _answered(
+        self, key: str, model: str, task: str, messages: list[dict[str, str]], text: str
+    ) -> str:
+        """A successful call's reply, after its transcript is noted (sane.llm._transcripts)
+        and handed to ``on_transcript`` once per key in this client's life."""
+        transcripts.note(key)
+        if self._on_transcript is not None and key not in self._transcribed:
+            self._transcribed.add(key)
+            self._on_transcript(transcripts.transcript(key, model, task, messages, text))
+        return text
+
     def _safe(self, text: str) -> str:
         """An error text fit to store: every configured secret redacted, the length bounded."""
         return redact(text, self._settings)[:MAX_ERROR_CHARS]
@@ -214,11 +232,12 @@ class LLMClient:
                         latency_s=time.monotonic() - started,
                     )
                 )
-                return hit.text
+                return self._answered(key, model, task, messages, hit.text)
             self._budget.reserve()
-            return await self._call_with_retries(
+            text = await self._call_with_retries(
                 key, route, model, messages, params, task, sample_index
             )
+            return self._answered(key, model, task, messages, text)
 
     async def _call_with_retries(
         self,

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from sane.errors import LLMError
+from sane.llm import capture_transcripts
 from sane.panel.ballots import Ballot, YesNoBallot, vote_call
 from sane.records import Decision, PanelDecision, Question, Vote
 
@@ -115,18 +116,20 @@ class OraclePanel:
             "sample_index": index,
         }
         prompt, contrast = prompts
-        try:
-            if contrast is None:
-                draft = await self._ask(model, prompt, index, ballot)
-            else:
-                draft, other = await asyncio.gather(
-                    self._ask(model, prompt, index, ballot),
-                    self._ask(model, contrast, index, ballot),
-                )
-        except LLMError as exc:
-            if exc.authentication:
-                raise  # a refused key is no vote: every later call would be refused too
-            return Vote(**base, decision=Decision.unresolved, error=exc.cause)
+        with capture_transcripts() as keys:
+            try:
+                if contrast is None:
+                    draft = await self._ask(model, prompt, index, ballot)
+                else:
+                    draft, other = await asyncio.gather(
+                        self._ask(model, prompt, index, ballot),
+                        self._ask(model, contrast, index, ballot),
+                    )
+            except LLMError as exc:
+                if exc.authentication:
+                    raise  # a refused key is no vote: every later call would be refused too
+                return Vote(**base, decision=Decision.unresolved, error=exc.cause, transcripts=keys)
+        base["transcripts"] = keys
         if contrast is None:
             return Vote(
                 **base,

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from statistics import fmean
 
+from sane.llm._transcripts import SUITE_CAP
 from sane.manipulations.record import ROBUSTNESS, SearchResult
 from sane.panel import controls
 from sane.qualification.record import QualificationStatus
@@ -666,6 +667,7 @@ def _faults(
                 normalised=execution.normalised,
                 detail=execution.detail,
                 gap=_score_gap(execution.normalised),
+                transcripts=execution.transcripts,
             )
         )
     return sorted(evidence, key=lambda f: (f.target, f.recipe_id, cases[f.case_id].index))
@@ -789,6 +791,7 @@ def build_report(
     joint_valid = {rid: count.joint_valid for rid, count in validity.families.items()}
     funnel = _funnel(snapshot, validity, len(any_fault))
     review = _review(snapshot, validity)
+    faults = _faults(snapshot, runs, recipes, cases)
     return Report(
         suite=SuiteInfo(
             scorer=snapshot.spec.name,
@@ -832,10 +835,28 @@ def build_report(
         ),
         threshold_sensitivity=threshold_sensitivity(joint_valid, fault_flags, taus=taus),
         configuration_sensitivity=_configuration_sensitivity(targets, snapshot),
-        faults=_faults(snapshot, runs, recipes, cases),
+        faults=faults,
+        transcripts={
+            key: snapshot.transcripts[key]
+            for fault in faults
+            for keys in fault.transcripts.values()
+            for key in keys
+            if key in snapshot.transcripts
+        },
         errors=_errors(snapshot, runs),
         calls=_calls(snapshot),
         not_executed=sorted({t.name for t in snapshot.spec.targets} - set(targets)),
         review=review,
-        warnings=validity.warnings + run_warnings,
+        warnings=validity.warnings + run_warnings + _transcript_warnings(snapshot),
     )
+
+
+def _transcript_warnings(snapshot: SuiteSnapshot) -> list[str]:
+    if not snapshot.transcripts_dropped:
+        return []
+    message = (
+        f"{snapshot.transcripts_dropped} call transcript(s) were not kept: the suite's "
+        f"transcript cap ({SUITE_CAP // 2**20} M characters of prompts and replies) was "
+        "reached; their scores and votes are kept"
+    )
+    return [message]

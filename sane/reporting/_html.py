@@ -93,6 +93,7 @@ def _fault_row(
         "s": fault.scores,
         "n": fault.normalised,
         "gap": fault.gap,
+        "tr": fault.transcripts,
     }
 
 
@@ -179,6 +180,9 @@ def render_html(
         "faults": [_fault_row(i, f, diffs) for i, f in enumerate(report.faults)],
         "recipes": _recipe_rows(report, recipes, capability_names),
         "capabilities": capability_names,
+        "transcripts": {
+            key: [t.prompt, t.reply, t.model, t.truncated] for key, t in report.transcripts.items()
+        },
         "pageSize": page_size,
         "live": None
         if live is None

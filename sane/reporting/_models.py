@@ -14,6 +14,7 @@ from pydantic import Field
 from sane._record import Record
 from sane.manipulations.record import SearchResult
 from sane.qualification.record import QualificationStatus
+from sane.records import Transcript
 from sane.reporting._findings import Findings
 from sane.stats import (
     ConfigSensitivity,
@@ -233,6 +234,8 @@ class FaultEvidence(Record):
     # the largest gap between the variants' mean normalised scores: how far apart the
     # judge put texts the relation ties together, so the worst cases can come first
     gap: float | None = None
+    # per role, the keys of the judge calls behind its scores (Report.transcripts holds them)
+    transcripts: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class ExecutionError(Record):
@@ -318,6 +321,8 @@ class Report(Record):
     calls: CallSummary = Field(default_factory=CallSummary)
     not_executed: list[str] = Field(default_factory=list)
     review: ReviewSummary | None = None  # None: no reviewer's decision is in force
+    # the judge calls behind the faults, by key: the rendered prompt and the raw reply
+    transcripts: dict[str, Transcript] = Field(default_factory=dict)
     # each searched target's score-inflation search (sane.manipulations): needs no oracle,
     # so it is evidence whatever the panel did on its controls
     inflation: list[SearchResult] = Field(default_factory=list)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from sane._turns import Turns
 from sane.errors import BudgetExceeded, LLMError, ScorerError
+from sane.llm import capture_transcripts
 from sane.records import (
     Case,
     ExecutionRecord,
@@ -111,29 +112,50 @@ async def _score_batch(
     return {role: _checked(target, role, v) for role, v in zip(roles, values, strict=True)}
 
 
+async def _transcribed(
+    target: Target, role: str, repeat: int, record: dict[str, str], timeout_s: float
+) -> tuple[Any, list[str]]:
+    """One score, with the keys of the model calls it made (sane.llm transcripts)."""
+    with capture_transcripts() as keys:
+        value = await _guarded(target, role, target.score(record, repeat), timeout_s)
+    return value, keys
+
+
 async def _score_each(
-    target: Target, records: dict[str, dict[str, str]], repeats: int, timeout_s: float
+    target: Target,
+    records: dict[str, dict[str, str]],
+    repeats: int,
+    timeout_s: float,
+    transcripts: dict[str, list[str]] | None = None,
 ) -> dict[str, list[float]]:
     jobs = [(role, i) for role in records for i in range(repeats)]
     results = await asyncio.gather(
-        *(_guarded(target, role, target.score(records[role], i), timeout_s) for role, i in jobs),
+        *(_transcribed(target, role, i, records[role], timeout_s) for role, i in jobs),
         return_exceptions=True,
     )
     scores: dict[str, list[float]] = {role: [] for role in records}
     for (role, _), result in zip(jobs, results, strict=True):
         if isinstance(result, BaseException):
             raise result
-        scores[role].append(_checked(target, role, result))
+        value, keys = result
+        scores[role].append(_checked(target, role, value))
+        if transcripts is not None and keys:
+            transcripts.setdefault(role, []).extend(keys)
     return scores
 
 
 async def score_variants(
-    target: Target, records: dict[str, dict[str, str]], repeats: int, timeout_s: float
+    target: Target,
+    records: dict[str, dict[str, str]],
+    repeats: int,
+    timeout_s: float,
+    transcripts: dict[str, list[str]] | None = None,
 ) -> dict[str, list[float]]:
     """Score each role's record `repeats` times; any unusable score raises ScorerError.
 
     A deterministic target is scored once per role and its value repeated; a
-    target with `score_batch` is batched when that loses no repeats.
+    target with `score_batch` is batched when that loses no repeats. ``transcripts``,
+    when given, receives per role the keys of the model calls its scores came from.
     """
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
@@ -144,9 +166,9 @@ async def score_variants(
         values = await _score_batch(target, records, timeout_s)
         return {role: [value] * repeats for role, value in values.items()}
     if target.deterministic:
-        single = await _score_each(target, records, 1, timeout_s)
+        single = await _score_each(target, records, 1, timeout_s, transcripts)
         return {role: values * repeats for role, values in single.items()}
-    return await _score_each(target, records, repeats, timeout_s)
+    return await _score_each(target, records, repeats, timeout_s, transcripts)
 
 
 def normalise(raw: float, target_contract: OutputContract, spec_contract: OutputContract) -> float:
@@ -246,6 +268,7 @@ def verdict_record(
     case: Case,
     tolerance: float,
     raw: dict[str, list[float]],
+    transcripts: dict[str, list[str]] | None = None,
 ) -> ExecutionRecord:
     """Normalise a case's checked raw scores and check the recipe's relation on them."""
     normalised: dict[str, list[float | None]] = {
@@ -263,6 +286,7 @@ def verdict_record(
         verdict=result.verdict,
         detail=result.detail,
         error=result.detail if result.verdict == Verdict.error else None,
+        transcripts=transcripts or {},
     )
 
 
@@ -282,10 +306,13 @@ async def run_case(
         return _error_record(target, recipe, case, tolerance, error)
     try:
         records = variant_records(spec, case, relation_roles(recipe.relation))
-        raw = await score_variants(target, records, repeats_of(recipe, repeats), timeout_s)
+        transcripts: dict[str, list[str]] = {}
+        raw = await score_variants(
+            target, records, repeats_of(recipe, repeats), timeout_s, transcripts
+        )
     except (ScorerError, LLMError) as exc:
         return _error_record(target, recipe, case, tolerance, str(exc))
-    return verdict_record(target, spec, recipe, case, tolerance, raw)
+    return verdict_record(target, spec, recipe, case, tolerance, raw, transcripts)
 
 
 def batchable(target: Target, recipe: Recipe, case: Case, repeats: int) -> bool:

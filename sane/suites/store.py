@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import TypeAdapter
 
 from sane.errors import InputError
+from sane.llm._transcripts import SUITE_CAP
 from sane.manipulations.record import SearchResult
 from sane.qualification.record import Qualification
 from sane.records import (
@@ -36,6 +37,8 @@ from sane.records import (
     Stage,
     SuiteSnapshot,
     SuiteTarget,
+    Transcript,
+    Verdict,
     Vote,
 )
 from sane.suites.lock import SuiteLock
@@ -58,6 +61,7 @@ REVISED_TABLES = (
     "errors",
     "targets",
     "review_overrides",
+    "transcripts",
 )
 _EXAMPLES = TypeAdapter(list[dict[str, str]])
 _VOTES = TypeAdapter(list[Vote])  # many at once: one pass, not one per row
@@ -104,6 +108,7 @@ class SuiteStore:
 
         self.path = Path(path)
         self._lock: SuiteLock | None = None
+        self._transcript_bytes: int | None = None  # prompts + replies kept, read on first use
         if create and not self.path.parent.is_dir():
             raise InputError(str(self.path), "--suite", "its directory does not exist")
         if not create or self.path.exists():
@@ -140,6 +145,7 @@ class SuiteStore:
                 pk=("subject_id", "question"),
                 if_not_exists=True,
             )  # fmt: skip
+            self._transcript_tables()
             self._keep_revision()
         except BaseException:
             if self._lock is not None:
@@ -205,6 +211,19 @@ class SuiteStore:
             pk="id",
             if_not_exists=True,
         )
+
+    def _transcript_tables(self) -> None:
+        """Transcripts (sane.llm._transcripts): one row per call key, its prompt text kept
+        once by hash. Suites from before gain the tables, and the votes their column."""
+        self.db["prompts"].create({"sha256": str, "text": str}, pk="sha256", if_not_exists=True)
+        self.db["transcripts"].create(
+            {"key": str, "model": str, "task": str, "prompt_sha256": str, "reply": str,
+             "truncated": int},
+            pk="key",
+            if_not_exists=True,
+        )  # fmt: skip
+        if "transcripts" not in self.db["votes"].columns_dict:
+            self.db.execute("alter table votes add column transcripts text")
 
     # -------------------------------------------------------------------- meta
     def _set_meta(self, key: str, value: object) -> None:
@@ -376,10 +395,10 @@ class SuiteStore:
         with self.db.atomic() as db:
             db.conn.executemany(
                 "insert or replace into votes (subject_id, question, sample_index, model, "
-                "decision, rationale, raw, error) values (?, ?, ?, ?, ?, ?, ?, ?)",
+                "decision, rationale, raw, error, transcripts) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (v.subject_id, v.question.value, v.sample_index, v.model, v.decision.value)
-                    + (v.rationale, v.raw, v.error)
+                    + (v.rationale, v.raw, v.error, json.dumps(v.transcripts))
                     for v in decision.votes
                 ],
             )
@@ -405,8 +424,11 @@ class SuiteStore:
             [question.value],
         )
         names = [column[0] for column in cursor.description]
+        rows = [dict(zip(names, row, strict=True)) for row in cursor]
+        for row in rows:
+            row["transcripts"] = json.loads(row.get("transcripts") or "[]")
         votes: dict[str, list[Vote]] = {}
-        for vote in _VOTES.validate_python([dict(zip(names, row, strict=True)) for row in cursor]):
+        for vote in _VOTES.validate_python(rows):
             votes.setdefault(vote.subject_id, []).append(vote)
         human = self.overrides(question)
         decided = {}
@@ -526,6 +548,58 @@ class SuiteStore:
         rows = self.db.conn.execute("select json from calls order by id")
         return _CALLS.validate_json("[" + ",".join(text for (text,) in rows) + "]")
 
+    def put_transcript(self, transcript: Transcript) -> None:
+        """Keep a call's transcript, its prompt once by content; past the suite's cap
+        (SUITE_CAP characters of prompts and replies) it is counted as dropped instead, and
+        every report says so."""
+        conn = self.db.conn
+        if conn.execute("select 1 from transcripts where key = ?", [transcript.key]).fetchone():
+            return
+        sha = transcript.prompt_sha256
+        new_prompt = not conn.execute("select 1 from prompts where sha256 = ?", [sha]).fetchone()
+        size = len(transcript.reply) + (len(transcript.prompt) if new_prompt else 0)
+        if self._transcript_bytes is None:
+            (used,) = conn.execute(
+                "select coalesce((select sum(length(text)) from prompts), 0)"
+                " + coalesce((select sum(length(reply)) from transcripts), 0)"
+            ).fetchone()
+            self._transcript_bytes = int(used)
+        if self._transcript_bytes + size > SUITE_CAP:
+            self._set_meta("transcripts_dropped", self.transcripts_dropped() + 1)
+            return
+        self._transcript_bytes += size
+        with self.db.atomic() as db:
+            if new_prompt:
+                db.conn.execute("insert into prompts values (?, ?)", [sha, transcript.prompt])
+            db.conn.execute(
+                "insert into transcripts values (?, ?, ?, ?, ?, ?)",
+                [transcript.key, transcript.model, transcript.task, sha, transcript.reply,
+                 int(transcript.truncated)],
+            )  # fmt: skip
+
+    def transcripts(self, keys: Iterable[str] | None = None) -> dict[str, Transcript]:
+        """The transcripts of ``keys`` (all, without), by key; absent keys are left out."""
+        if not self.db["transcripts"].exists():  # a suite from before, opened read-only
+            return {}
+        sql = (
+            "select t.key, t.model, t.task, p.text as prompt, t.reply, t.truncated "
+            "from transcripts t join prompts p on p.sha256 = t.prompt_sha256"
+        )
+        if keys is None:
+            rows = self.db.conn.execute(sql).fetchall()
+        else:
+            wanted = sorted(set(keys))
+            rows = []
+            for start in range(0, len(wanted), 500):  # SQLite's bound on parameters
+                chunk = wanted[start : start + 500]
+                marks = ",".join("?" for _ in chunk)
+                rows += self.db.conn.execute(f"{sql} where t.key in ({marks})", chunk).fetchall()
+        names = ("key", "model", "task", "prompt", "reply", "truncated")
+        return {row[0]: Transcript(**dict(zip(names, row, strict=True))) for row in rows}
+
+    def transcripts_dropped(self) -> int:
+        return int(self._get_meta("transcripts_dropped") or 0)
+
     def put_error(self, stage: str, subject: str, message: str, target: str = "") -> None:
         self.db["errors"].insert(
             {
@@ -552,6 +626,14 @@ class SuiteStore:
     # ----------------------------------------------------------------- snapshot
     def snapshot(self) -> SuiteSnapshot:
         targets = self.targets()
+        executions = self.executions()
+        behind_faults = (
+            key
+            for e in executions
+            if e.verdict is Verdict.fault
+            for keys in e.transcripts.values()
+            for key in keys
+        )
         return SuiteSnapshot(
             spec=self.spec(targets),
             config=self.config(),
@@ -566,11 +648,13 @@ class SuiteStore:
             families=self.families(),
             targets=targets,
             tolerances={t: float(e["tolerance"]) for t, e in self.tolerances().items()},
-            executions=self.executions(),
+            executions=executions,
             calls=self.calls(),
             errors=self.errors(),
             qualifications=self.qualifications(),
             inflation=self.inflation(),
+            transcripts=self.transcripts(behind_faults),
+            transcripts_dropped=self.transcripts_dropped(),
         )
 
     def close(self) -> None:

@@ -121,6 +121,7 @@ def test_each_case_carries_its_recipe_texts_provenance_and_stored_results(
                 "error": stored.error,
                 "detail": stored.detail,
                 "definition_sha256": stored.definition_sha256,
+                "transcripts": {},  # python targets make no model call
             }
     careful = rows[0]["results"]["careful"]
     assert careful["definition_sha256"] and careful["scores"]["original"] == [5.0]

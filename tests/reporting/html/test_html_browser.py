@@ -314,3 +314,36 @@ async def test_thousands_of_cases_render(kit, page, tmp_path: Path) -> None:
     assert info.startswith(f"showing cards {PAGE_SIZE + 1}-{2 * PAGE_SIZE} of {cards}")
     assert page.problems() == []
     await page.screenshot(_screenshot_dir(tmp_path) / "big.png")
+
+
+async def test_fault_cards_show_the_judge_transcripts(kit, page, tmp_path: Path) -> None:
+    from sane.records import Transcript
+    from sane.reporting import render_markdown
+
+    snapshot = _suite(kit, evil=False)
+    call = Transcript(key="k1", model="openai/judge", task="judge:lazy",
+                      prompt="Rate this summary: <b>bold</b>", reply="Reasoning.\nScore: 3")  # fmt: skip
+    executions = [
+        e.model_copy(update={"transcripts": {"original": ["gone"], "perturbed": ["k1"]}})
+        if e.target == "lazy"
+        else e
+        for e in snapshot.executions
+    ]
+    snapshot = snapshot.model_copy(update={"executions": executions, "transcripts": {"k1": call}})
+    await _open(page, _write(tmp_path, snapshot))
+    calls = "document.querySelectorAll('.fault[data-target=\"lazy\"] .case[open] .transcript')"
+    summaries = await page.js(f"[...{calls}].map(d => d.querySelector('summary').textContent)")
+    assert summaries == [
+        "original call 1: transcript not kept",
+        "perturbed call 1 (openai/judge): Score: 3",
+    ]
+    await page.js(f"{calls}[1].querySelector('summary').click()")
+    shown = await page.js(
+        f"(() => {{ const d = {calls}[1]; return [d.open, d.querySelector('pre.prompt').textContent,"
+        " d.querySelector('pre.reply').textContent, d.querySelectorAll('b').length]; })()"
+    )
+    assert shown == [True, "Rate this summary: <b>bold</b>", "Reasoning.\nScore: 3", 0]
+    assert page.problems() == []
+    markdown = render_markdown(build_report(snapshot))
+    assert "judge reply (perturbed, call 1): Reasoning. Score: 3" in markdown
+    assert "judge reply (original, call 1): _transcript not kept_" in markdown
