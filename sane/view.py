@@ -4,7 +4,9 @@ Why a server rather than a file: a suite that is still being generated or execut
 changes under the reader. The page polls ``/state``; the server answers with a
 generation number that moves whenever another connection commits to the suite file
 (SQLite's ``PRAGMA data_version``), and the page then reloads, re-rendered from the store.
-Routes: ``/`` the HTML report, ``/report.json`` the JSON report, ``/state`` the generation.
+Routes: ``/`` the HTML report, ``/report.json`` the JSON report, ``/state`` the generation,
+``/review`` the review page (a person answers the panel's questions: sane.review._page) and
+``POST /review/answer`` its one write.
 
 Loopback only, in three ways: a non-loopback `--host` is refused before anything listens, a
 peer that is not on loopback is closed without an answer, and a request whose Host header is
@@ -12,12 +14,20 @@ a name other than localhost or the bound one is refused (DNS rebinding). A conne
 sends nothing, or something that is not HTTP (an HTTP/0.9 line without its end, a TLS hello),
 is closed after `IDLE_TIMEOUT_S`; at most `MAX_CONNECTIONS` are served at once and any more
 are closed at once, so no client can hold the server's threads.
+
+The one write, an answer on the review page, also needs the server's CSRF token (made
+when it starts, embedded in the review page) in the ``X-Sane-Token`` header, a JSON body,
+and, where the browser sends one, an Origin that is this server. A page from another
+origin cannot read the token, and a cross-origin request with that header needs a CORS
+preflight this server never grants; a form post has neither header nor JSON.
 """
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
 import json
+import secrets
 import socket
 import sqlite3
 import threading
@@ -31,9 +41,20 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from sane import api
 from sane.errors import InputError, SaneError
 from sane.reporting import LiveOptions
+from sane.review import (
+    ANSWER_PATH,
+    TOKEN_HEADER,
+    answer_question,
+    page_answers,
+    render_review_page,
+    review_questions,
+    review_status,
+)
 from sane.suites.store import SuiteStore
 
 STATE_PATH = "/state"
+REVIEW_PATH = "/review"
+MAX_ANSWER_BYTES = 4096  # an answer is a question id and a word
 IDLE_TIMEOUT_S = 10.0  # a connection's socket timeout: a silent or malformed client is closed
 MAX_CONNECTIONS = 32  # connections served at once (a browser opens six at most)
 
@@ -158,6 +179,7 @@ def make_server(
     path = Path(suite)
     SuiteStore(path, readonly=True).close()  # refuse a missing or non-suite file before serving
     watcher = SuiteWatcher(path)
+    token = secrets.token_urlsafe(32)  # the CSRF token of this server's one write
 
     class Handler(BaseHTTPRequestHandler):
         timeout = IDLE_TIMEOUT_S
@@ -174,6 +196,67 @@ def make_server(
             self.end_headers()
             self.wfile.write(payload)
 
+        def _json(self, status: int, payload: dict[str, Any]) -> None:
+            self._send(status, json.dumps(payload), "application/json")
+
+        def _review_page(self) -> str:
+            store = SuiteStore(path, readonly=True)
+            try:
+                snapshot, answers = store.snapshot(), page_answers(store)
+            finally:
+                store.close()
+            questions = review_questions(snapshot, answers)
+            return render_review_page(
+                snapshot, questions, token, review_status(snapshot, questions)
+            )
+
+        def _write_refusal(self) -> str | None:
+            """Why this POST may not write, or None: the CSRF token, a JSON body and, where
+            the browser sent one, this server's own Origin."""
+            if not hmac.compare_digest(self.headers.get(TOKEN_HEADER, ""), token):
+                return "missing or wrong CSRF token"
+            origin = self.headers.get("Origin")
+            if origin is not None and origin != f"http://{self.headers.get('Host')}":
+                return f"a request from another origin ({origin}) cannot write"
+            if self.headers.get_content_type() != "application/json":
+                return "the body must be JSON"
+            return None
+
+        def do_POST(self) -> None:
+            if not host_allowed(self.headers.get("Host"), host):
+                self._send(403, "sane view answers only loopback or IP host names", "text/plain")
+                return
+            if self.path.split("?", 1)[0] != ANSWER_PATH:
+                self._json(404, {"error": "not found"})
+                return
+            refusal = self._write_refusal()
+            if refusal is not None:
+                self._json(403, {"error": refusal})
+                return
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+                if not 0 < length <= MAX_ANSWER_BYTES:
+                    raise ValueError(f"a body of {length} bytes")
+                body = json.loads(self.rfile.read(length))
+                question, answer = str(body["question"]), str(body["answer"])
+            except (ValueError, KeyError, TypeError) as exc:
+                self._json(400, {"error": f"expected {{question, answer}}: {exc}"})
+                return
+            try:
+                store = SuiteStore(path, writer=True)
+            except SaneError as exc:  # e.g. a run holds the suite's lock
+                self._json(409, {"error": str(exc)})
+                return
+            try:
+                answer_question(store, question, answer)
+                snapshot, answers = store.snapshot(), page_answers(store)
+            except SaneError as exc:
+                self._json(400, {"error": str(exc)})
+                return
+            finally:
+                store.close()
+            self._json(200, review_status(snapshot, review_questions(snapshot, answers)))
+
         def do_GET(self) -> None:
             if not host_allowed(self.headers.get("Host"), host):
                 self._send(403, "sane view answers only loopback or IP host names", "text/plain")
@@ -185,6 +268,8 @@ def make_server(
                     self._send(200, json.dumps({"generation": generation}), "application/json")
                 elif route == "/report.json":
                     self._send(200, _json_report(path, human), "application/json")
+                elif route == REVIEW_PATH:
+                    self._send(200, self._review_page(), "text/html")
                 elif route in ("/", "/index.html"):
                     live = LiveOptions(STATE_PATH, generation, interval_ms)
                     self._send(200, api.report_html(path, human=human, live=live), "text/html")

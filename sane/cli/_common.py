@@ -23,7 +23,7 @@ from sane.errors import BudgetExceeded, InputError, SaneError, printable
 
 if TYPE_CHECKING:
     from sane.manipulations import SearchResult
-    from sane.reporting import Funnel
+    from sane.reporting import Funnel, ReviewSummary
 
 
 class _App(typer.Typer):
@@ -208,10 +208,10 @@ TrustSuiteCode = Annotated[
 ]
 
 
-def trust_lines(funnel: Funnel) -> list[tuple[str, bool]]:
-    """What every terminal summary says first, as (line, is a warning): whether the oracle
-    qualified, then how the panel did on its planted controls."""
-    lines = []
+def trust_lines(funnel: Funnel, review: ReviewSummary | None = None) -> list[tuple[str, bool]]:
+    """What every terminal summary says first, as (line, is a warning): a person's review
+    in force, whether the oracle qualified, then how the panel did on its planted controls."""
+    lines = [] if review is None else [(review.summary, False)]
     status, controls = funnel.qualification, funnel.controls
     if status is not None:
         lines.append((status.summary, not status.qualified))

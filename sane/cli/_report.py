@@ -122,7 +122,7 @@ def summary_renderables(report: Report) -> list[object]:
     funnel = report.validity
     lines: list[object] = [
         f"[bold red]WARNING: {escape(line)}[/]" if warning else escape(line)
-        for line, warning in trust_lines(funnel)
+        for line, warning in trust_lines(funnel, report.review)
     ]
     lines += findings_lines(report)
     lines.append(

@@ -25,7 +25,8 @@ def view(
     human: Annotated[Path | None, typer.Option(help="CSV of target,human score.")] = None,
     interval: Annotated[float, typer.Option(min=0.2, help="Seconds between page polls.")] = 2.0,
 ) -> None:
-    """Serve the suite's report on loopback, updating as results land (Ctrl-C stops)."""
+    """Serve the suite's report on loopback, updating as results land, and the review page
+    (/review) where a person answers the panel's questions (Ctrl-C stops)."""
     with errors_to_exit_codes():
         scores = _read_human(human) if human else None
         from sane.view import make_server
@@ -36,7 +37,11 @@ def view(
     bound_host, bound_port = server.server_address[:2]
     url = f"http://{bound_host}:{bound_port}/"
     err.print(
-        f"serving {suite} at {url} (Ctrl-C to stop)", markup=False, highlight=False, soft_wrap=True
+        f"serving {suite} at {url} (Ctrl-C to stop); a person answers the panel's questions "
+        f"at {url}review",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
     )
     if not no_open:
         webbrowser.open(url)

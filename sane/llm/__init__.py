@@ -31,11 +31,13 @@ _EXPORTS = {
     "with_instruction": "sane.llm._structured",
     "ranked": "sane.llm._slots",
     "Rank": "sane.llm._slots",
+    "SUITE_CAP": "sane.llm._transcripts",
     "Transcript": "sane.llm._transcripts",
     "capture_transcripts": "sane.llm._transcripts",
 }
 __all__ = [
     "FREE_PROVIDERS",
+    "SUITE_CAP",
     "LLMClient",
     "LLMSettings",
     "Rank",

@@ -228,6 +228,8 @@ def family_controls(recipe: Recipe, first_case: Case, recipes: Iterable[Recipe])
 
 NEGATIVE_KINDS = ("mirror", "noop", "decoy")
 POSITIVE_KINDS = ("faithful",)
+# a realization control's kind -> its right decision
+CONTROL_RIGHT = {"noop": Decision.no, "decoy": Decision.no, "faithful": Decision.yes}
 
 
 def tally(

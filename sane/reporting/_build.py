@@ -15,9 +15,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from statistics import fmean
 
-from sane.llm._transcripts import SUITE_CAP
+from sane.llm import SUITE_CAP
 from sane.manipulations.record import ROBUSTNESS, SearchResult
 from sane.panel import controls
+from sane.panel.controls import CONTROL_RIGHT
 from sane.qualification.record import QualificationStatus
 from sane.records import (
     CallRecord,
@@ -463,6 +464,8 @@ def _review(snapshot: SuiteSnapshot, validity: _Validity) -> ReviewSummary | Non
     human = {q: [d for d in ds.values() if d.by_human] for q, ds in decided.items()}
     if not any(human.values()):
         return None
+    real = [d for ds in decided.values() for s, d in ds.items() if not controls.is_control(s)]
+    planted = [d for d in human[Question.realization] if controls.is_control(d.subject_id)]
     panel_only = snapshot.model_copy(
         update={q.value: panel_decisions(ds) for q, ds in decided.items()}
     )
@@ -481,6 +484,12 @@ def _review(snapshot: SuiteSnapshot, validity: _Validity) -> ReviewSummary | Non
         ],
         validated_by_panel=len(_validity(panel_only).validated),
         validated=len(validity.validated),
+        questions=len(real),
+        decided_by_person=sum(d.by_human for d in real),
+        controls_answered=len(planted),
+        controls_right=sum(
+            d.decision is CONTROL_RIGHT[controls.control_kind(d.subject_id)] for d in planted
+        ),
     )
 
 

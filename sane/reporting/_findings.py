@@ -111,8 +111,13 @@ def _basis(validity: Funnel, review: ReviewSummary | None) -> tuple[bool, str]:
         why_not.append("the oracle is not qualified")
     reviewed = ""
     if review is not None:
-        asked = sum(review.applied.values())
-        reviewed = f" Validity was decided by a person on {asked} question(s) (review in force)."
+        reviewed = " " + review.summary
+        if review.complete:  # the person is the oracle: the panel's record no longer matters
+            return True, (
+                "The faults below are evidence: validity was decided by a person on every "
+                f"question, who answered all {review.controls_answered} planted controls "
+                "right."
+            )
     if why_not:
         return False, (
             "The faults below are NOT evidence: "

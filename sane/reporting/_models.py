@@ -295,6 +295,33 @@ class ReviewSummary(Record):
     changed: list[ReviewOverride]
     validated_by_panel: int
     validated: int
+    # the suite's own questions (controls apart) and how many a person decided; the
+    # planted controls a person answered, and how many right
+    questions: int = 0
+    decided_by_person: int = 0
+    controls_answered: int = 0
+    controls_right: int = 0
+
+    @property
+    def complete(self) -> bool:
+        """A person decided every question, and answered controls, every one right."""
+        return (
+            self.decided_by_person == self.questions > 0
+            and self.controls_answered > 0
+            and self.controls_right == self.controls_answered
+        )
+
+    @property
+    def summary(self) -> str:
+        controls = (
+            f"controls {self.controls_right}/{self.controls_answered} right"
+            if self.controls_answered
+            else "no control answered"
+        )
+        return (
+            f"Validity decided by a person on {self.decided_by_person} of {self.questions} "
+            f"question(s); {controls}."
+        )
 
 
 class Report(Record):

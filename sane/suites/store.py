@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import TypeAdapter
 
 from sane.errors import InputError
-from sane.llm._transcripts import SUITE_CAP
+from sane.llm import SUITE_CAP
 from sane.manipulations.record import SearchResult
 from sane.qualification.record import Qualification
 from sane.records import (
