@@ -30,20 +30,25 @@ def export(
     ] = None,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
     show_panel: Annotated[
-        bool, typer.Option("--show-panel", help="Add the panel's decision and votes as columns.")
+        bool,
+        typer.Option(
+            "--show-panel",
+            help="Add the panel's decision, votes and the votes' prompts and answers as columns.",
+        ),
     ] = False,
 ) -> None:
     """Write panel decisions for human labelling (empty human_label column)."""
-    from sane.review import review_items, sample_items, write_items
+    from sane.review import panel_call_keys, review_items, sample_items, write_items
     from sane.suites.store import SuiteStore
 
     with errors_to_exit_codes():
         store = SuiteStore(suite, readonly=True)
         try:
             snapshot = store.snapshot()
+            calls = store.transcripts(panel_call_keys(snapshot, question)) if show_panel else {}
         finally:
             store.close()
-        items = sample_items(review_items(snapshot, question), sample, seed)
+        items = sample_items(review_items(snapshot, question, calls), sample, seed)
         written = write_items(items, out, show_panel=show_panel)
     err.print(f"wrote {written} {question.value} item(s) to {out}", markup=False, soft_wrap=True)
 

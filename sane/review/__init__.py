@@ -2,7 +2,8 @@
 and measure the panel's agreement with the humans (the SANE paper's missing piece).
 
 - :func:`review_items` / :func:`sample_items` pick the decisions to label;
-  :func:`write_items` writes them as CSV or JSONL with an empty ``human_label`` column.
+  :func:`write_items` writes them as CSV or JSONL with an empty ``human_label`` column
+  (with ``show_panel``, the panel's votes and their prompts and answers too).
 - :func:`read_labels` reads a labelled file; :func:`save_labels` / :func:`load_labels`
   keep the labels in the suite file (table ``human_labels``).
 - :func:`apply_labels` puts the labels in place of the panel's decisions (`sane review
@@ -16,7 +17,7 @@ and measure the panel's agreement with the humans (the SANE paper's missing piec
 
 from sane.review._apply import ApplyResult, apply_labels
 from sane.review._files import read_labels, write_items
-from sane.review._items import ReviewItem, review_items, sample_items
+from sane.review._items import PanelCall, ReviewItem, panel_call_keys, review_items, sample_items
 from sane.review._labels import HumanLabel, load_labels, save_labels
 from sane.review._page import ANSWER_PATH, TOKEN_HEADER, render_review_page, review_status
 from sane.review._panel_agreement import (
@@ -42,6 +43,7 @@ __all__ = [
     "ApplyResult",
     "FamilyEffect",
     "HumanLabel",
+    "PanelCall",
     "ReviewItem",
     "ReviewQuestion",
     "agreement",
@@ -50,6 +52,7 @@ __all__ = [
     "cohen_kappa",
     "load_labels",
     "page_answers",
+    "panel_call_keys",
     "read_labels",
     "render_agreement",
     "render_review_page",

@@ -2,7 +2,8 @@
 
 Columns: ``item_id``, ``question``, the texts (``example.FIELD``, ``variant.ROLE``), an
 empty ``human_label`` and ``note``. The panel's decision is left out unless asked for
-(``show_panel``), so that labellers are not anchored by it; import never reads it.
+(``show_panel``), so that labellers are not anchored by it; import never reads it. With
+it, ``panel_transcripts`` holds the votes' prompts and answers as a JSON list (a cell).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def _row(item: ReviewItem, show_panel: bool) -> dict[str, str]:
     row |= {f"variant.{k}": v for k, v in item.variants.items()}
     if show_panel:
         row |= {"panel_decision": item.panel_decision.value, "panel_votes": item.panel_votes}
+        calls = [call.model_dump(mode="json") for call in item.panel_calls]
+        row["panel_transcripts"] = json.dumps(calls, ensure_ascii=False)
     return row | {"human_label": "", "note": ""}
 
 

@@ -8,10 +8,11 @@ seeded so an export can be repeated exactly.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sane.records import Decision, PanelDecision, Question, SuiteSnapshot
+from sane.records import Decision, PanelDecision, Question, SuiteSnapshot, Transcript, Vote
 
 # What the human is asked; the oracle panel answered the same question.
 QUESTION_TEXT: dict[Question, str] = {
@@ -20,6 +21,20 @@ QUESTION_TEXT: dict[Question, str] = {
     Question.realization: "Do the variants realize the recipe's instruction? (yes/no)",
     Question.applicability: "Does the expected relation really apply to these variants? (yes/no)",
 }
+
+
+class PanelCall(BaseModel):
+    """One model call behind a panel vote: the prompt as sent and the raw answer
+    (a contrastive ballot makes two; a schema repair one more)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vote: int  # the vote's position in the decision's votes
+    model: str
+    decision: Decision  # what that vote decided
+    prompt: str
+    reply: str
+    truncated: bool = False
 
 
 class ReviewItem(BaseModel):
@@ -42,10 +57,24 @@ class ReviewItem(BaseModel):
     variants: dict[str, str] = Field(default_factory=dict)
     panel_decision: Decision
     panel_votes: str
+    # the prompts and answers behind the votes, when the suite's transcripts were given
+    panel_calls: list[PanelCall] = Field(default_factory=list)
 
 
 def _votes(decision: PanelDecision) -> str:
     return ", ".join(vote.decision.value for vote in decision.votes) or "decided by code"
+
+
+def _calls(votes: list[Vote], transcripts: Mapping[str, Transcript]) -> list[PanelCall]:
+    return [
+        PanelCall(
+            vote=index, model=t.model, decision=vote.decision,
+            prompt=t.prompt, reply=t.reply, truncated=t.truncated,
+        )  # fmt: skip
+        for index, vote in enumerate(votes)
+        for t in (transcripts.get(key) for key in vote.transcripts)
+        if t is not None
+    ]
 
 
 def _decisions(snapshot: SuiteSnapshot, question: Question) -> dict[str, PanelDecision]:
@@ -56,8 +85,19 @@ def _decisions(snapshot: SuiteSnapshot, question: Question) -> dict[str, PanelDe
     }[question]
 
 
-def review_items(snapshot: SuiteSnapshot, question: Question) -> list[ReviewItem]:
-    """Every decision the panel made on ``question``, in the suite's order."""
+def panel_call_keys(snapshot: SuiteSnapshot, question: Question) -> set[str]:
+    """The transcript keys behind every vote on ``question`` (what `review_items` shows)."""
+    decisions = _decisions(snapshot, question).values()
+    return {key for decision in decisions for vote in decision.votes for key in vote.transcripts}
+
+
+def review_items(
+    snapshot: SuiteSnapshot,
+    question: Question,
+    transcripts: Mapping[str, Transcript] | None = None,
+) -> list[ReviewItem]:
+    """Every decision the panel made on ``question``, in the suite's order; with
+    ``transcripts`` (the suite's, by key), each item carries its votes' prompts and answers."""
     decisions = _decisions(snapshot, question)
     recipes = {recipe.id: recipe for recipe in snapshot.recipes}
     capabilities = {c.id: c.name for c in snapshot.capabilities}
@@ -88,6 +128,7 @@ def review_items(snapshot: SuiteSnapshot, question: Question) -> list[ReviewItem
                 variants=dict(case.variants) if case else {},
                 panel_decision=decision.decision,
                 panel_votes=_votes(decision),
+                panel_calls=_calls(decision.votes, transcripts or {}),
             )
         )
     return items

@@ -161,3 +161,27 @@ def test_import_waits_for_no_run_it_takes_the_writer_lock(suite: Path, tmp_path:
     finally:
         store.close()
     assert sane("review", "import", suite, out).exit_code == 0
+
+
+def test_show_panel_exports_every_votes_prompt_and_answer(suite: Path, tmp_path: Path) -> None:
+    out = tmp_path / "shown.jsonl"
+    args = ("--question", "alignment", "--out", out, "--show-panel")
+    assert sane("review", "export", suite, *args).exit_code == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    store = SuiteStore(suite, readonly=True)
+    try:
+        snapshot = store.snapshot()
+    finally:
+        store.close()
+    for row in rows:
+        votes = snapshot.alignment[row["item_id"]].votes
+        calls = json.loads(row["panel_transcripts"])
+        # one call at least per vote, each with the vote's own decision and the prompt the
+        # panel model was sent (it names the recipe it judged)
+        assert sorted({c["vote"] for c in calls}) == list(range(len(votes)))
+        for call in calls:
+            assert call["decision"] == votes[call["vote"]].decision.value
+            assert row["instruction"] in call["prompt"] and call["reply"]
+    hidden = tmp_path / "hidden.jsonl"
+    sane("review", "export", suite, "--question", "alignment", "--out", hidden)
+    assert all("panel_transcripts" not in json.loads(line) for line in hidden.open())
