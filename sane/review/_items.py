@@ -68,9 +68,13 @@ def _votes(decision: PanelDecision) -> str:
 def _calls(votes: list[Vote], transcripts: Mapping[str, Transcript]) -> list[PanelCall]:
     return [
         PanelCall(
-            vote=index, model=t.model, decision=vote.decision,
-            prompt=t.prompt, reply=t.reply, truncated=t.truncated,
-        )  # fmt: skip
+            vote=index,
+            model=t.model,
+            decision=vote.decision,
+            prompt=t.prompt,
+            reply=t.reply,
+            truncated=t.truncated,
+        )
         for index, vote in enumerate(votes)
         for t in (transcripts.get(key) for key in vote.transcripts)
         if t is not None
