@@ -10,12 +10,12 @@ It measures `sane --help`, `sane --version`, `sane check --help`, and `sane repo
 scripted test suite: 2 validated families, 3 targets), generated and executed here.
 
 Run:  .venv/bin/python benchmarks/bench_startup.py [--runs 5]
-It also measures a dry run on the embedded models and three refusals of bad input (an
+It also measures a dry run on the embedded models, one priced for an API model, and three refusals of bad input (an
 unknown local model, an unknown provider, the scripted model without `--script`).
 
 Last line: one JSON object with `help_cpu_s`, `version_cpu_s`, `check_help_cpu_s`,
 `report_cpu_s`, `report_json_cpu_s`, `check_cpu_s`, `import_sane_cpu_s`,
-`dry_run_local_cpu_s`, `unknown_local_model_cpu_s`, `unknown_provider_cpu_s` and
+`dry_run_local_cpu_s`, `dry_run_api_cpu_s`, `unknown_local_model_cpu_s`, `unknown_provider_cpu_s` and
 `missing_script_cpu_s`.
 """
 
@@ -82,6 +82,9 @@ def main() -> None:
             "import_sane_cpu_s": [sys.executable, "-c", "import sane"],
             "dry_run_local_cpu_s": [*sane, "generate", "builtin:faithfulness", "--suite",
                                     f"{folder}/dry.db", "--model", LOCAL, "--dry-run"],
+            # priced and counted from litellm's files without importing litellm
+            "dry_run_api_cpu_s": [*sane, "generate", "builtin:faithfulness", "--suite",
+                                  f"{folder}/dry.db", "--model", "openai/gpt-4o-mini", "--dry-run"],
             # refusals of bad input (exit 2); the first check of a litellm string keeps
             # litellm's provider list, so runs after the first read it
             "unknown_local_model_cpu_s": [*sane, "generate", "builtin:faithfulness", "--suite",

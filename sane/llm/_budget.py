@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from sane.errors import BudgetExceeded, InputError
+from sane.llm._price_list import rates
 from sane.llm._settings import LLMSettings
 
 FREE_PROVIDERS = frozenset({"scripted", "local"})
@@ -18,6 +19,9 @@ def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | Non
     """USD for these tokens; 0 for the free local/scripted routes; None if unknown."""
     if model.split("/", 1)[0] in FREE_PROVIDERS:
         return 0.0
+    per_token = rates(model)  # litellm's own price file, read without importing litellm
+    if per_token is not None:
+        return per_token[0] * prompt_tokens + per_token[1] * completion_tokens
     if not _priced(model):
         return None
     import litellm
