@@ -183,7 +183,9 @@ def test_a_cached_wheel_is_keyed_by_source_flags_modules_and_machine(tmp_path, m
 
 
 @pytest.mark.local_models
-@pytest.mark.skipif(platform.machine().lower() not in cpu_build.X86_MACHINES, reason="x86-64 dispatch")
+@pytest.mark.skipif(
+    platform.machine().lower() not in cpu_build.X86_MACHINES, reason="x86-64 dispatch"
+)
 def test_a_named_module_is_loaded_alone_and_an_unknown_one_refused():
     """SANE_CPU_VARIANT runs an older CPU's code path here (x64 runs on every x86-64 CPU)."""
     import json
