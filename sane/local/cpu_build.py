@@ -67,7 +67,11 @@ LLAMA_CPP_VERSION = "0.3.36"
 # the sdist on PyPI (llama_cpp_python-0.3.36.tar.gz); pip refuses any other file
 LLAMA_CPP_SDIST_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
 GGML_LISTS = Path("vendor/llama.cpp/ggml/src/CMakeLists.txt")  # where the modules are listed
-_X86_BLOCK = re.compile(r'if \(GGML_SYSTEM_ARCH STREQUAL "x86"\)(.*?)\n\s*elseif', re.DOTALL)
+# the x86 branch of the module list (the function defining a module has an x86 branch too)
+_X86_BLOCK = re.compile(
+    r'if \(GGML_CPU_ALL_VARIANTS\).*?if \(GGML_SYSTEM_ARCH STREQUAL "x86"\)(.*?)\n\s*elseif',
+    re.DOTALL,
+)
 _VARIANT_LINE = re.compile(r"^(\s*)(ggml_add_cpu_backend_variant\((\w+)\b.*)$", re.MULTILINE)
 # A module name (`haswell`) loads that module alone instead of the best one: to measure or
 # reproduce an older CPU's code path here. Refused like any module if this CPU cannot run it.

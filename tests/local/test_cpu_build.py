@@ -111,6 +111,13 @@ def test_the_installed_library_dispatches_to_a_module_this_cpu_runs():
 
 
 GGML_LISTS = """\
+function(ggml_add_cpu_backend_variant tag_name)
+    if (GGML_SYSTEM_ARCH STREQUAL "x86")
+        set(GGML_AVX OFF)
+    elseif (GGML_SYSTEM_ARCH STREQUAL "ARM")
+        set(GGML_INTERNAL_DOTPROD ON)
+    endif()
+endfunction()
 ggml_add_backend(CPU)
 if (GGML_CPU_ALL_VARIANTS)
     if (GGML_SYSTEM_ARCH STREQUAL "x86")
