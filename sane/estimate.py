@@ -25,8 +25,14 @@ from pydantic import BaseModel
 
 from sane.agents import AgentCall, capabilities_call, case_call, recipes_call
 from sane.inputs import examples_path, load_examples, load_spec
-from sane.llm import FREE_PROVIDERS, LLMSettings, ensure_litellm_ready, price, with_instruction
-from sane.llm._price_list import count_tokens
+from sane.llm import (
+    FREE_PROVIDERS,
+    LLMSettings,
+    count_tokens,
+    ensure_litellm_ready,
+    price,
+    with_instruction,
+)
 from sane.panel import controls
 from sane.panel.ballots import vote_call
 from sane.panel.kinds import CASE_TEMPLATES, PanelQuestion, panel_kind
@@ -82,7 +88,7 @@ def _fixed_recipe_count(generator: str) -> int | None:
 
 def _tokens(model: str, prompt: list[dict[str, str]]) -> int:
     """The prompt's tokens by litellm's counter for the model (read from its files where
-    that is its default tiktoken counter, sane.llm._price_list); about 4 characters a token
+    that is its default tiktoken counter, `sane.llm.count_tokens`); about 4 characters a token
     where it has none, and for the free routes (embedded, scripted). Only a model with its
     own tokenizer imports litellm (seconds of start-up)."""
     if model.split("/", 1)[0] in FREE_PROVIDERS:
