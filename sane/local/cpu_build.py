@@ -49,7 +49,11 @@ X86_MACHINES = frozenset({"x86_64", "amd64"})
 # Install the CPU modules beside libllama (relative to the wheel's root), where `load_backends`
 # looks. Typed STRING: CMake would make an untyped relative PATH absolute in the build folder.
 BACKEND_DIR = "llama_cpp/lib"
+# llama-cpp-python also builds the multimodal library (mtmd, for LLaVA-style image and audio
+# input), which sane never loads: 12% of the build's CPU time (measured: docs/embedded-runtime.md).
+LIBRARY_ONLY_ARGS = ("-DLLAVA_BUILD=OFF",)
 DISPATCH_ARGS = (
+    *LIBRARY_ONLY_ARGS,
     "-DGGML_NATIVE=OFF",
     "-DGGML_BACKEND_DL=ON",
     "-DGGML_CPU_ALL_VARIANTS=ON",
@@ -67,6 +71,14 @@ LLAMA_CPP_VERSION = "0.3.36"
 # the sdist on PyPI (llama_cpp_python-0.3.36.tar.gz); pip refuses any other file
 LLAMA_CPP_SDIST_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
 GGML_LISTS = Path("vendor/llama.cpp/ggml/src/CMakeLists.txt")  # where the modules are listed
+# llama-cpp-python's own build file forces llama.cpp's `common` library on (an option given
+# on the command line cannot turn a FORCEd cache entry off). Nothing the wheel installs links
+# it: it serves llama.cpp's programs, which are not built. With cpp-httplib, which only it
+# uses, 29% of the build's CPU time.
+PACKAGE_LISTS = Path("CMakeLists.txt")
+_COMMON_FORCED_ON = re.compile(
+    r'^(\s*)set\(LLAMA_BUILD_COMMON ON (CACHE BOOL "[^"]*" FORCE\))', re.MULTILINE
+)
 # the x86 branch of the module list (the function defining a module has an x86 branch too)
 _X86_BLOCK = re.compile(
     r'if \(GGML_CPU_ALL_VARIANTS\).*?if \(GGML_SYSTEM_ARCH STREQUAL "x86"\)(.*?)\n\s*elseif',
@@ -117,7 +129,7 @@ def cmake_args(machine: str | None = None) -> str:
     """CMAKE_ARGS for building llama-cpp-python: run-time dispatch on x86-64, never native."""
     if (machine or platform.machine()).lower() in X86_MACHINES:
         return " ".join(DISPATCH_ARGS)
-    return "-DGGML_NATIVE=OFF"
+    return " ".join((*LIBRARY_ONLY_ARGS, "-DGGML_NATIVE=OFF"))
 
 
 def trim_variants(source: Path, keep: tuple[str, ...] = KEPT_VARIANTS) -> list[str]:
@@ -143,12 +155,27 @@ def trim_variants(source: Path, keep: tuple[str, ...] = KEPT_VARIANTS) -> list[s
     return [name for name in listed if name not in keep]
 
 
+def skip_common(source: Path) -> None:
+    """Turn off llama.cpp's `common` library in an unpacked llama-cpp-python sdist. Stops if
+    the line that forces it on is not there exactly once: the source has changed."""
+    lists = source / PACKAGE_LISTS
+    text = lists.read_text(encoding="utf-8")
+    found = _COMMON_FORCED_ON.findall(text)
+    if len(found) != 1:
+        raise SystemExit(
+            f"{lists}: {len(found)} lines force LLAMA_BUILD_COMMON on (expected 1); "
+            "update cpu_build.skip_common"
+        )
+    off = _COMMON_FORCED_ON.sub(r"\1set(LLAMA_BUILD_COMMON OFF \2  # not built by sane", text)
+    lists.write_text(off, encoding="utf-8")
+
+
 def wheel_key(machine: str | None = None) -> str:
-    """What the built wheel depends on: the source, the flags, the modules and the
-    architecture (the wheel is `py3-none`: its libraries are loaded through ctypes, so any
+    """What the built wheel depends on: the source and its edits, the flags, the modules and
+    the architecture (the wheel is `py3-none`: its libraries are loaded through ctypes, so any
     Python 3 reuses it). A wheel is reused only under the same key."""
     parts = [LLAMA_CPP_SDIST_SHA256, cmake_args(machine), ",".join(KEPT_VARIANTS),
-             (machine or platform.machine()).lower()]  # fmt: skip
+             "no-common", (machine or platform.machine()).lower()]  # fmt: skip
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
@@ -181,7 +208,9 @@ def build_wheel(python: str = sys.executable) -> Path:
             safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
             archive.extractall(folder, **safe)
         source = folder / f"llama_cpp_python-{LLAMA_CPP_VERSION}"
-        print(f"cpu_build: not built: {', '.join(trim_variants(source))}", file=sys.stderr)
+        skip_common(source)
+        not_built = ["common", "mtmd", *trim_variants(source)]
+        print(f"cpu_build: not built: {', '.join(not_built)}", file=sys.stderr)
         out = folder / "wheel"
         env = dict(os.environ, CMAKE_ARGS=cmake_args(), FORCE_CMAKE="1")
         subprocess.run([*pip, "wheel", "--no-deps", "--no-cache-dir", "-w", str(out),

@@ -54,7 +54,7 @@ def test_x86_builds_every_cpu_level_and_chooses_at_run_time():
 
 
 def test_other_architectures_only_turn_native_off():
-    assert cpu_build.cmake_args("aarch64") == "-DGGML_NATIVE=OFF"
+    assert cpu_build.cmake_args("aarch64") == "-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF"
 
 
 def test_a_native_amx_build_is_refused_even_on_the_host_that_built_it():
@@ -164,6 +164,44 @@ def test_trimming_stops_when_a_kept_module_is_not_listed(tmp_path):
     with pytest.raises(SystemExit, match="zen4"):
         cpu_build.trim_variants(tmp_path, keep=("x64", "zen4"))
     assert lists.read_text() == GGML_LISTS  # nothing written
+
+
+PACKAGE_LISTS = """\
+if (LLAMA_BUILD)
+    # Enable building of the common library
+    set(LLAMA_BUILD_COMMON ON CACHE BOOL "Build llama.cpp common library" FORCE)
+    if (EMSCRIPTEN)
+        set(LLAMA_BUILD_COMMON OFF CACHE BOOL "Build llama.cpp common library" FORCE)
+    endif()
+endif()
+"""
+
+
+def test_llama_cpp_common_library_is_turned_off_and_nothing_else(tmp_path):
+    lists = tmp_path / cpu_build.PACKAGE_LISTS
+    lists.write_text(PACKAGE_LISTS)
+    cpu_build.skip_common(tmp_path)
+    text = lists.read_text()
+    assert "set(LLAMA_BUILD_COMMON ON" not in text
+    assert (
+        text.count('set(LLAMA_BUILD_COMMON OFF CACHE BOOL "Build llama.cpp common library" FORCE)')
+        == 2
+    )
+    assert text.replace("  # not built by sane", "").replace(" OFF ", " ON ", 1) == PACKAGE_LISTS
+
+
+def test_skipping_common_stops_when_the_source_no_longer_forces_it(tmp_path):
+    lists = tmp_path / cpu_build.PACKAGE_LISTS
+    lists.write_text(PACKAGE_LISTS.replace("set(LLAMA_BUILD_COMMON ON", "# set(X ON"))
+    before = lists.read_text()
+    with pytest.raises(SystemExit, match="update cpu_build.skip_common"):
+        cpu_build.skip_common(tmp_path)
+    assert lists.read_text() == before  # nothing written
+
+
+def test_the_multimodal_library_is_never_built():
+    for machine in ("x86_64", "aarch64"):
+        assert "-DLLAVA_BUILD=OFF" in cpu_build.cmake_args(machine).split()
 
 
 def test_the_shipped_module_set_has_a_baseline_every_cloud_level_and_never_amx():
