@@ -344,6 +344,7 @@ async def test_fault_cards_show_the_judge_transcripts(kit, page, tmp_path: Path)
     )
     assert shown == [True, "Rate this summary: <b>bold</b>", "Reasoning.\nScore: 3", 0]
     assert page.problems() == []
+    await page.screenshot(_screenshot_dir(tmp_path) / "transcripts.png")
     markdown = render_markdown(build_report(snapshot))
     assert "judge reply (perturbed, call 1): Reasoning. Score: 3" in markdown
     assert "judge reply (original, call 1): _transcript not kept_" in markdown
