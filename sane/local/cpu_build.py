@@ -24,9 +24,9 @@ as a script before the package is installed:
 Set-up time is the build's: llama.cpp compiles its whole CPU backend once per module, and
 it lists 13 for x86-64. `wheel` builds only KEPT_VARIANTS (a baseline and one module per
 instruction-set level that x86-64 clouds sell) and none of the libraries sane never loads,
-from the sdist pip verifies by hash, and
-keeps the wheel in the user cache: a dispatch build is portable, so a second environment on
-the machine installs it in seconds, and `check` still verifies it after every install.
+from the sdist pip verifies by hash, and keeps the wheel in the user cache: a dispatch
+build is portable, so a second environment on the machine installs it in seconds, and
+`check` still verifies it after every install.
 """
 
 from __future__ import annotations
