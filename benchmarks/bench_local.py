@@ -11,7 +11,8 @@ evaluation layout promises identical answers either way.
                                                [--vote-rationale] [--seed N] [--no-grammar-probe]
 
 The last line is one JSON object: prompt_tok_s, gen_tok_s, prefix_hit_rate,
-demo_wall_s, demo_cpu_s, replay_wall_s, peak_rss_gb (and the reuse-off
+demo_wall_s, demo_cpu_s, replay_wall_s, peak_rss_gb, prefix_state_peak_mb (the most
+bytes of saved prefix states held at once; and the reuse-off
 figures and per-task CPU-seconds when measured).
 """
 
@@ -46,6 +47,7 @@ def child(out_dir: Path, cache: Path, stats_path: Path, plan_json: str) -> None:
     stats = {
         "tasks": {task: asdict(usage) for task, usage in sorted(usage_by_task.items())},
         "prefix": {name: asdict(s) for name, s in llama.prefix_stats().items()},
+        "prefix_state_peak_mb": round(llama.prefix_budget.peak / 2**20, 1),
         "funnel": result.report.validity.model_dump(mode="json"),
     }
     stats_path.write_text(json.dumps(stats, indent=2))
@@ -195,6 +197,7 @@ def main(argv: list[str] | None = None) -> None:
         demo_cpu_s=round(cold["cpu_s"], 1),
         replay_wall_s=round(replay["wall_s"], 1),
         peak_rss_gb=round(max(cold["peak_rss_gb"], replay["peak_rss_gb"]), 2),
+        prefix_state_peak_mb=cold["prefix_state_peak_mb"],
         llm_calls=figures["calls"],
         prompt_tokens=figures["prompt_tokens"],
         completion_tokens=figures["completion_tokens"],

@@ -30,6 +30,7 @@ about one case share the case and differ in the question).
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -115,16 +116,58 @@ class PrefixStats:
         return self.reused_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
 
-@dataclass
-class PrefixStates:
-    """A least-recently-used store of KV states keyed by the exact token prefix they hold."""
+@dataclass(eq=False)  # compared and hashed by identity: a budget's entries name their store
+class StateBudget:
+    """One byte limit for the saved states of every store that shares it, oldest use out first.
+
+    Why shared: each loaded model has its own store, and a run moves from model to model
+    (the agent and oracle while generating, the judges while executing). With a limit per
+    model, a finished stage's states stayed resident beside the next stage's; under one
+    limit the states in use push them out, so peak memory is one limit, not one per model.
+    Each model has its own lock, so two models' calls may touch the budget at once: it
+    has a lock of its own.
+    """
 
     max_bytes: int
+    used: int = 0
+    peak: int = 0  # the most bytes held at once (benchmarks report it)
+    _order: OrderedDict[tuple[PrefixStates, tuple[int, ...]], int] = field(
+        default_factory=OrderedDict
+    )
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def touch(self, store: PrefixStates, key: tuple[int, ...]) -> None:
+        with self._lock:
+            self._order.move_to_end((store, key))
+
+    def add(self, store: PrefixStates, key: tuple[int, ...], size: int) -> None:
+        with self._lock:
+            self._order[(store, key)] = size
+            self.used += size
+            while self.used > self.max_bytes:
+                (owner, evicted), freed = self._order.popitem(last=False)
+                owner._states.pop(evicted, None)
+                self.used -= freed
+            self.peak = max(self.peak, self.used)
+
+    def drop(self, store: PrefixStates) -> None:
+        with self._lock:
+            for entry in [entry for entry in self._order if entry[0] is store]:
+                self.used -= self._order.pop(entry)
+
+
+@dataclass(eq=False)
+class PrefixStates:
+    """A least-recently-used store of KV states keyed by the exact token prefix they hold.
+
+    Its bytes count against `budget`, which the stores of several models may share.
+    """
+
+    budget: StateBudget
     save_every: int = 512
     enabled: bool = True
     stats: PrefixStats = field(default_factory=PrefixStats)
-    _states: OrderedDict[tuple[int, ...], bytes] = field(default_factory=OrderedDict)
-    _bytes: int = 0
+    _states: dict[tuple[int, ...], bytes] = field(default_factory=dict)
     _recent: deque[np.ndarray] = field(default_factory=lambda: deque(maxlen=64))
 
     def longest(self, tokens: list[int]) -> tuple[int, bytes | None]:
@@ -135,7 +178,7 @@ class PrefixStates:
                 key = tuple(tokens[:n])
                 state = self._states.get(key)
                 if state is not None:
-                    self._states.move_to_end(key)
+                    self.budget.touch(self, key)
                     return n, state
         return 0, None
 
@@ -152,17 +195,14 @@ class PrefixStates:
         return {p for p in points if p > 0}
 
     def put(self, tokens: list[int], state: bytes) -> None:
-        if not self.enabled or len(state) > self.max_bytes:
+        if not self.enabled or len(state) > self.budget.max_bytes:
             return
         key = tuple(tokens)
         if key in self._states:
-            self._states.move_to_end(key)
+            self.budget.touch(self, key)
             return
         self._states[key] = state
-        self._bytes += len(state)
-        while self._bytes > self.max_bytes:
-            _, evicted = self._states.popitem(last=False)
-            self._bytes -= len(evicted)
+        self.budget.add(self, key, len(state))  # may evict this store's oldest states
 
     def record(self, prompt_tokens: int, reused_tokens: int) -> None:
         self.stats.calls += 1
@@ -170,8 +210,8 @@ class PrefixStates:
         self.stats.reused_tokens += reused_tokens
 
     def clear(self) -> None:
+        self.budget.drop(self)
         self._states.clear()
-        self._bytes = 0
 
 
 def shared_length(first: np.ndarray | list[int], second: np.ndarray | list[int]) -> int:

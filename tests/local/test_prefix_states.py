@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from sane.local.prefix_states import BLOCK, GRAIN, MIN_BATCH, Layout, PrefixStates
+from sane.local.prefix_states import BLOCK, GRAIN, MIN_BATCH, Layout, PrefixStates, StateBudget
 
 
 def _batches(layout: Layout, start: int, stops: set[int] = frozenset()) -> list[int]:
@@ -56,7 +56,7 @@ def test_a_stop_that_would_leave_a_short_batch_is_skipped():
 
 
 def test_longest_saved_prefix_wins_and_only_where_it_may_start_the_prompt():
-    states = PrefixStates(max_bytes=100)
+    states = PrefixStates(StateBudget(100))
     tokens = list(range(30))  # end 29, batched 28
     states.put(tokens[:8], b"a")
     states.put(tokens[:16], b"bb")
@@ -70,7 +70,7 @@ def test_longest_saved_prefix_wins_and_only_where_it_may_start_the_prompt():
 
 
 def test_the_byte_budget_evicts_the_least_recently_used():
-    states = PrefixStates(max_bytes=5)
+    states = PrefixStates(StateBudget(5))
     first, second, third = ([k] * 12 for k in (1, 2, 3))  # 12 tokens: 8 may start them
     states.put(first[:8], b"xx")
     states.put(second[:8], b"yy")
@@ -80,15 +80,35 @@ def test_the_byte_budget_evicts_the_least_recently_used():
     assert states.longest(first) == (8, b"xx")
 
 
+
+def test_models_sharing_a_budget_push_out_each_others_oldest_states():
+    """One limit for all loaded models: the stage in use evicts a finished stage's states."""
+    budget = StateBudget(5)
+    agent, judge = PrefixStates(budget), PrefixStates(budget)
+    first, second, third = ([k] * 12 for k in (1, 2, 3))
+    agent.put(first[:8], b"aa")
+    agent.put(second[:8], b"bb")
+    judge.put(third[:8], b"ccc")  # 7 bytes held: the agent's oldest state goes
+    assert agent.longest(first) == (0, None)
+    assert agent.longest(second) == (8, b"bb")
+    assert judge.longest(third) == (8, b"ccc")
+    assert (budget.used, budget.peak) == (5, 5)
+    judge.clear()  # a closed model's states leave the budget with it
+    assert budget.used == 2
+    assert agent.longest(second) == (8, b"bb")
+    judge.put(first[:8], b"dddddd")  # larger than the whole budget: never saved
+    assert (judge.longest(first), budget.used) == ((0, None), 2)
+
+
 def test_disabled_store_saves_and_finds_nothing():
-    states = PrefixStates(max_bytes=100, enabled=False)
+    states = PrefixStates(StateBudget(100), enabled=False)
     states.put(list(range(8)), b"xx")
     assert states.longest(list(range(12))) == (0, None)
     assert states.save_points(list(range(12))) == set()
 
 
 def test_states_are_saved_periodically_before_the_last_token_and_where_prompts_part():
-    states = PrefixStates(max_bytes=100, save_every=16)
+    states = PrefixStates(StateBudget(100), save_every=16)
     first = list(range(40))  # end 39, batched 36
     assert states.save_points(first) == {16, 32, 39}
     second = [*range(22), *range(100, 118)]  # parts from the first at 22
@@ -96,7 +116,7 @@ def test_states_are_saved_periodically_before_the_last_token_and_where_prompts_p
 
 
 def test_hit_rate_counts_reused_prompt_tokens():
-    states = PrefixStates(max_bytes=100)
+    states = PrefixStates(StateBudget(100))
     states.record(10, 0)
     states.record(10, 8)
     assert states.stats.hit_rate == 0.4
