@@ -31,28 +31,38 @@ VOTE_SCHEMA = {
 CITIES = ["Lisbon", "Oslo", "Quito", "Hanoi", "Lagos", "Perth", "Lima", "Riga", "Cairo", "Dakar"]
 
 
-def _long_document() -> str:
-    """About 1,200 tokens of inventory lines; exactly one names a purple umbrella."""
+def _inventory(items: int = 90) -> str:
+    """Inventory lines, about 13 tokens each (90: about 1,200 tokens); one names a purple umbrella.
+
+    Only the long-prompt test needs the long one: the others ask the same questions of a
+    short one, which costs a third of the CPU time on a 2-core machine."""
     lines = [
         f"Item {i}: a {['red', 'green', 'blue', 'grey'][i % 4]} "
         f"{['chair', 'lamp', 'kettle', 'rug', 'clock'][i % 5]} stored in {CITIES[i % 10]}."
-        for i in range(90)
+        for i in range(items)
     ]
-    lines.insert(61, "Item 999: a purple umbrella stored in Reykjavik.")
+    lines.insert(items * 2 // 3, "Item 999: a purple umbrella stored in Reykjavik.")
     return "\n".join(lines)
 
 
-def _ask(question: str, **kwargs: object) -> llama.LocalCompletion:
-    messages = [
-        {"role": "system", "content": "Answer from the inventory below.\n" + _long_document()},
+SHORT = 24  # inventory lines: about 330 tokens, over two evaluation blocks
+
+
+def _messages(question: str, items: int) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": "Answer from the inventory below.\n" + _inventory(items)},
         {"role": "user", "content": question},
     ]
-    return llama.chat(QWEN, messages, **kwargs)  # type: ignore[arg-type]
+
+
+def _ask(question: str, items: int = SHORT, **kwargs: object) -> llama.LocalCompletion:
+    return llama.chat(QWEN, _messages(question, items), **kwargs)  # type: ignore[arg-type]
 
 
 def test_a_long_prompt_runs_through_the_real_model_and_is_read():
     """Over 1,000 prompt tokens: the size that crashed native AMX builds with SIGILL."""
-    reply = _ask("In which city is the purple umbrella stored? Answer in one word.", max_tokens=8)
+    question = "In which city is the purple umbrella stored? Answer in one word."
+    reply = _ask(question, items=90, max_tokens=8)
     assert reply.prompt_tokens > 1000
     assert "reykjavik" in reply.text.lower()
 
@@ -67,7 +77,7 @@ def test_prefix_reuse_changes_no_token_and_skips_the_shared_prefix():
     again = _ask(question, **kwargs)  # a second vote on the same prompt: no prefill at all
     assert again.reused_tokens == again.prompt_tokens - 1
     other = _ask("Is there a red rug in Lima? Answer as JSON.", **kwargs)
-    assert other.reused_tokens > 1000  # the shared inventory, up to where the questions part
+    assert other.reused_tokens > 300  # the shared inventory, up to where the questions part
     model.prefixes.enabled = False
     try:
         model.forget()
@@ -102,8 +112,8 @@ def test_any_layout_of_valid_batches_gives_bit_identical_logits(name: str):
     Q4_1 under the Haswell module rounds small batches alike and differs only where tokens go
     one at a time (measured on an AVX2-only EPYC)."""
     model = llama.load(name)
-    tokens, _ = llama.prompt_tokens(model.llm, [{"role": "user", "content": _long_document()}])
-    tokens = tokens[:601]  # batched part 600, then the last token
+    tokens, _ = llama.prompt_tokens(model.llm, [{"role": "user", "content": _inventory()}])
+    tokens = tokens[:301]  # batched part 300 (three blocks), then the last token
     layout = Layout(len(tokens))
     with model.lock:
         reference = _logits_after(model, tokens, layout.steps(0))
@@ -115,12 +125,8 @@ def test_any_layout_of_valid_batches_gives_bit_identical_logits(name: str):
             "a batch of GRAIN": [128, 128 + GRAIN, *layout.steps(128 + GRAIN)],
             "single tokens": [128, *range(129, 137), *layout.steps(136)],
         }
-        differing = [
-            label
-            for label, steps in outside_rule.items()
-            if _logits_after(model, tokens, steps) != reference
-        ]
-        assert differing, "no layout outside the rule rounds differently: the test is blind"
+        differs = any(_logits_after(model, tokens, s) != reference for s in outside_rule.values())
+        assert differs, "no layout outside the rule rounds differently: the test is blind"
         model.forget()  # the context no longer holds a prompt's KV in the layout
 
 
@@ -137,11 +143,9 @@ def test_a_one_choice_answer_is_read_at_the_position_after_its_opening():
     question = "Is there a purple umbrella in the inventory? Answer as JSON."
     greedy = _ask(question, json_schema=schema, temperature=0.0)
     assert greedy.completion_tokens == 2  # the value and the closing, neither decoded
-    messages = [
-        {"role": "system", "content": "Answer from the inventory below.\n" + _long_document()},
-        {"role": "user", "content": question},
-    ]
-    odds = llama.next_token_logprobs(QWEN, messages, '{"decision": "', ["yes", "no"])
+    odds = llama.next_token_logprobs(
+        QWEN, _messages(question, SHORT), '{"decision": "', ["yes", "no"]
+    )
     assert json.loads(greedy.text) == {"decision": max(odds, key=odds.__getitem__)}
     reused = _ask(question, json_schema=schema, temperature=1.0, seed=3)
     llama.load(QWEN).forget()  # the same call again, its prompt evaluated afresh

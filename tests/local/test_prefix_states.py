@@ -80,7 +80,6 @@ def test_the_byte_budget_evicts_the_least_recently_used():
     assert states.longest(first) == (8, b"xx")
 
 
-
 def test_models_sharing_a_budget_push_out_each_others_oldest_states():
     """One limit for all loaded models: the stage in use evicts a finished stage's states."""
     budget = StateBudget(5)
