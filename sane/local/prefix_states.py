@@ -116,7 +116,7 @@ class PrefixStats:
         return self.reused_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
 
-@dataclass(eq=False)  # compared and hashed by identity: a budget's entries name their store
+@dataclass
 class StateBudget:
     """One byte limit for the saved states of every store that shares it, oldest use out first.
 
@@ -138,7 +138,8 @@ class StateBudget:
 
     def touch(self, store: PrefixStates, key: tuple[int, ...]) -> None:
         with self._lock:
-            self._order.move_to_end((store, key))
+            if (store, key) in self._order:  # another model's call may have just evicted it
+                self._order.move_to_end((store, key))
 
     def add(self, store: PrefixStates, key: tuple[int, ...], size: int) -> None:
         with self._lock:
@@ -156,7 +157,7 @@ class StateBudget:
                 self.used -= self._order.pop(entry)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False)  # hashed by identity: a budget's entries name their store
 class PrefixStates:
     """A least-recently-used store of KV states keyed by the exact token prefix they hold.
 
