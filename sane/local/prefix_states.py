@@ -153,8 +153,8 @@ class StateBudget:
 
     def drop(self, store: PrefixStates) -> None:
         with self._lock:
-            for entry in [entry for entry in self._order if entry[0] is store]:
-                self.used -= self._order.pop(entry)
+            for key in store._states:
+                self.used -= self._order.pop((store, key), 0)  # 0: a put not yet counted
 
 
 @dataclass(eq=False)  # hashed by identity: a budget's entries name their store

@@ -121,6 +121,10 @@ def test_judge_template_renders_the_record_as_delimited_data(name: str, prompt: 
     low, high = f"{spec.output.min:g}", f"{spec.output.max:g}"
     assert f"from {low} to {high}" in text
     assert spec.criterion.strip() in text
+    # the scale comes before the record: after the scored text only the answer format
+    # follows, so a local judge re-evaluates little more than that text per variant
+    after_record = text.split(f"</{spec.scored_field}>", 1)[1]
+    assert after_record.strip().startswith("Answer with exactly one line"), after_record
 
 
 def test_plain_template_states_the_direction_of_a_lower_is_better_scale() -> None:
