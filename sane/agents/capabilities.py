@@ -45,6 +45,7 @@ async def derive_capabilities(
         call.prompt,
         call.schema,
         task=call.task,
+        shape_shown=True,  # the prompt ends with `Return {...}`
         temperature=config.temperature,
         seed=config.seed,
     )

@@ -78,6 +78,7 @@ async def instantiate_case(
             call.prompt,
             call.schema,
             task=call.task,
+            shape_shown=True,  # the prompt ends with `Return {...}`
             temperature=config.temperature,
             seed=config.seed,
         )

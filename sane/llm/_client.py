@@ -29,7 +29,14 @@ from sane.llm import _transcripts as transcripts
 from sane.llm._budget import Budget, price
 from sane.llm._cache import CachedResponse, ResponseCache, call_key
 from sane.llm._litellm import ensure_litellm_ready
-from sane.llm._providers import OPENAI_PREFIX, CallContext, Route, resolve_route, server_model
+from sane.llm._providers import (
+    OPENAI_PREFIX,
+    CallContext,
+    Route,
+    enforces_schema,
+    resolve_route,
+    server_model,
+)
 from sane.llm._retry import backoff_delay, is_authentication, is_transient
 from sane.llm._router import RateLimits, RouterHolder, load_router
 from sane.llm._secrets import redact
@@ -148,10 +155,18 @@ class LLMClient:
         *,
         task: str,
         sample_index: int = 0,
+        shape_shown: bool = False,
         **sampling: Unpack[Sampling],
     ) -> T:
+        """A reply parsed into `schema`, repaired up to `repair_retries` times.
+
+        `shape_shown`: the prompt states the reply's shape itself (a `Return {...}` line),
+        so a provider that enforces the schema (sane.llm._providers.enforces_schema) is not
+        also shown its text.
+        """
         params = _params(sampling, response_format=_structured.response_format(schema))
-        conversation = _structured.with_instruction(messages, schema)
+        spelled_out = not (shape_shown and enforces_schema(model, self._settings))
+        conversation = _structured.with_instruction(messages, schema, spelled_out=spelled_out)
         attempts = self._settings.repair_retries + 1
         problems: list[str] = []
         for _ in range(attempts):

@@ -140,4 +140,5 @@ def local_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
     if "/" not in model or not model.split("/", 1)[1]:
         raise LLMError(model, "a local model needs a name: local/<name>")
     metadata = {"task": ctx.task, "sample_index": ctx.sample_index, "seed": ctx.seed}
-    return Route(model, {"metadata": metadata}, priced=False, serial=True)
+    # the JSON schema becomes llama.cpp's grammar (sane.local.llama): every reply holds to it
+    return Route(model, {"metadata": metadata}, priced=False, serial=True, enforces_schema=True)

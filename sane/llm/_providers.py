@@ -47,6 +47,9 @@ class Route:
     # a provider answered in this process, with no transport (a simulation): the messages in,
     # the reply text out; an exception with `status_code` 400 is a permanent failure
     in_process: Callable[[list[dict[str, str]]], str] | None = None
+    # the provider holds every reply to the call's JSON schema itself (the embedded runtime
+    # turns it into a grammar), so the prompt need not spell the schema out (sane.llm._structured)
+    enforces_schema: bool = False
 
     @property
     def serial_key(self) -> str | None:
@@ -87,3 +90,8 @@ def plain_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
 def resolve_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
     prefix = model.split("/", 1)[0]
     return ROUTES.get(prefix, plain_route)(model, settings, ctx)
+
+
+def enforces_schema(model: str, settings: LLMSettings) -> bool:
+    """Whether `model`'s provider holds replies to a structured call's schema by itself."""
+    return resolve_route(model, settings, CallContext("structured", 0)).enforces_schema

@@ -95,6 +95,7 @@ class OraclePanel:
             sent,
             reply,
             task=f"vote:{ballot.task}",
+            shape_shown=True,  # vote_call ends the prompt with `Return {...}`
             sample_index=index,
             temperature=self.temperature,
             seed=self.seed,

@@ -74,6 +74,31 @@ async def test_local_calls_are_serialised_and_seeded(fake_llama, settings_for, r
     client.close()
 
 
+async def test_a_prompt_that_shows_its_shape_is_not_sent_the_schema_text(
+    fake_llama, settings_for, write_script
+) -> None:
+    """The embedded runtime holds the reply to the schema by grammar, so a prompt that ends
+    with its reply's shape is not also sent the schema's text (a recipe list's is about
+    1,000 tokens to evaluate). A judge's rubric shows no shape: it keeps the text, and so
+    does every call to a provider that does not enforce the schema."""
+    calls, _ = fake_llama
+    client = LLMClient(settings_for())
+    shown = [{"role": "user", "content": 'Vote.\nReturn {"decision": "yes" or "no"}.'}]
+    await client.structured("local/qwen", shown, Verdict, task="vote", shape_shown=True)
+    await client.structured("local/qwen", shown, Verdict, task="judge")
+    lean, full = (c["messages"][0]["content"] for c in calls)
+    assert "JSON object only" in lean and '"enum"' not in lean
+    assert '"enum":["yes","no"]' in full
+    assert all(c["schema"] == Verdict.model_json_schema() for c in calls)  # the grammar's
+    client.close()
+
+    script = write_script({"rules": [{"contains": '"enum"', "response": {"decision": "no"}}]})
+    scripted = LLMClient(settings_for(script_path=script))
+    verdict = await scripted.structured("scripted/any", shown, Verdict, task="v", shape_shown=True)
+    assert verdict.decision == "no"  # the rule matched the schema's text
+    scripted.close()
+
+
 def test_each_call_draws_its_own_seed_and_a_rerun_the_same():
     """Votes on different questions draw independently: the seed depends on the prompt, not
     only on the run seed and the vote's index; the same call always gets the same seed."""
