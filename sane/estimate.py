@@ -12,8 +12,9 @@ majority is certain, a family stops when it cannot reach tau, the cache replays
 what an earlier run paid for); a reply that needs a schema repair costs up to
 `repair_retries` more calls, shown as the worst case. Token counts come from
 those prompts rendered on the spec and its first example, each with its schema's
-text (an embedded model is sent none: its grammar holds the reply to the schema, so
-its count is an upper bound too); completion lengths are assumed. Cost uses litellm's price list where it knows the model.
+text (an embedded model is sent none: its grammar holds the reply to the schema,
+so there the count is an upper bound too); completion lengths are assumed. Cost
+uses litellm's price list where it knows the model.
 """
 
 from __future__ import annotations
