@@ -203,7 +203,7 @@ class PrefixStates:
             self.budget.touch(self, key)
             return
         self._states[key] = state
-        self.budget.add(self, key, len(state))  # may evict this store's oldest states
+        self.budget.add(self, key, len(state))  # may evict any sharing store's oldest states
 
     def record(self, prompt_tokens: int, reused_tokens: int) -> None:
         self.stats.calls += 1
