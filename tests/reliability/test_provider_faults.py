@@ -125,7 +125,8 @@ async def test_bad_structured_output_is_an_error_after_the_repair_limit(
 ) -> None:
     fault_server.responder = lambda body: bad
     llm = client(fault_server, tmp_path, [], repair_retries=2)
-    with pytest.raises(LLMError, match="schema-invalid output after 3 attempts"):
+    # the server repeats itself, so the one repair it ignored is the last
+    with pytest.raises(LLMError, match="schema-invalid output after 2 attempts.*same reply"):
         await llm.structured(MODEL, MESSAGES, Vote, task="vote")
     llm.close()
-    assert len(fault_server.requests) == 3
+    assert len(fault_server.requests) == 2
