@@ -25,12 +25,13 @@ step_done "virtual environment and pip"
 CPU_BUILD=sane/local/cpu_build.py
 BUILD_LOG=.venv/llama-cpp-build.log
 BUILD_PID=
-if ! "$VPY" "$CPU_BUILD" check >/dev/null 2>&1; then
+if ! "$VPY" "$CPU_BUILD" check >/dev/null 2>&1 && ! "$VPY" "$CPU_BUILD" cached >/dev/null; then
   echo "setup: building llama.cpp in the background (about 4 minutes on two cores, once per machine; log: $BUILD_LOG)"
-  # in a process group of its own, so that a set-up that stops early stops the compilers too
-  setsid "$VPY" "$CPU_BUILD" wheel >"$BUILD_LOG" 2>&1 &
+  # in a process group of its own (where setsid exists), so that a set-up that stops early
+  # stops the compilers too
+  $(command -v setsid || true) "$VPY" "$CPU_BUILD" wheel >"$BUILD_LOG" 2>&1 &
   BUILD_PID=$!
-  trap 'kill -- "-$BUILD_PID" 2>/dev/null || true' EXIT
+  trap 'kill -- "-$BUILD_PID" 2>/dev/null || kill "$BUILD_PID" 2>/dev/null || true' EXIT
 fi
 # torch first, pinned: any other torch request would pull a multi-GB CUDA build.
 "$VPY" -m pip install --quiet "torch==2.13.0"

@@ -188,12 +188,18 @@ def wheel_cache() -> Path:
     return Path(root) / "llama-cpp-wheels" / wheel_key()
 
 
+def cached_wheel() -> Path | None:
+    """The dispatch wheel this machine built before for these sources and flags, if any."""
+    built = sorted(wheel_cache().glob("llama_cpp_python-*.whl"))
+    return built[-1] if built else None
+
+
 def build_wheel(python: str = sys.executable) -> Path:
     """The dispatch wheel of LLAMA_CPP_VERSION: from the cache, else built now (minutes) from
     the hash-verified sdist with only KEPT_VARIANTS, and cached."""
+    if (cached := cached_wheel()) is not None:
+        return cached
     cache_dir = wheel_cache()
-    if built := sorted(cache_dir.glob("llama_cpp_python-*.whl")):
-        return built[-1]
     pip = [python, "-m", "pip", "--disable-pip-version-check", "--quiet"]
     with tempfile.TemporaryDirectory(prefix="sane-llama-cpp-") as work:
         folder = Path(work)
@@ -373,6 +379,10 @@ def main(argv: list[str]) -> int:
     if command == "wheel":
         print(build_wheel())
         return 0
+    if command == "cached":  # exit status 1: `wheel` would build it (minutes)
+        cached = cached_wheel()
+        print(cached or "")
+        return 0 if cached else 1
     if command == "prune":
         print(json.dumps({"removed": prune(library_dir())}))
         return 0
@@ -380,7 +390,7 @@ def main(argv: list[str]) -> int:
         result = report()
         print(json.dumps(result))
         return 1 if result["problems"] else 0
-    print(f"usage: {argv[0]} cmake-args|wheel|prune|check", file=sys.stderr)
+    print(f"usage: {argv[0]} cmake-args|wheel|cached|prune|check", file=sys.stderr)
     return 2
 
 

@@ -251,3 +251,21 @@ def test_a_named_module_is_loaded_alone_and_an_unknown_one_refused():
     assert report["loaded_variant"] == "x64" and "AVX2 = 1" not in report["system_info"]
     unknown = check("pentium")
     assert unknown.returncode != 0 and "SANE_CPU_VARIANT=pentium: not a shipped" in unknown.stderr
+
+
+def test_the_set_up_asks_the_cache_whether_a_build_is_needed(tmp_path, monkeypatch, capsys):
+    """`cached` tells scripts/setup.sh whether `wheel` would compile (minutes, in the
+    background) or only hand back the wheel built before."""
+    monkeypatch.setenv("SANE_CACHE_DIR", str(tmp_path))
+    assert cpu_build.cached_wheel() is None
+    assert cpu_build.main(["cpu_build.py", "cached"]) == 1
+    folder = cpu_build.wheel_cache()
+    folder.mkdir(parents=True)
+    (folder / ".llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl.partial").write_bytes(b"")
+    assert cpu_build.cached_wheel() is None  # a copy that never finished is not a build
+    wheel = folder / "llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl"
+    wheel.write_bytes(b"")
+    capsys.readouterr()
+    assert cpu_build.main(["cpu_build.py", "cached"]) == 0
+    assert capsys.readouterr().out.strip() == str(wheel)
+    assert cpu_build.build_wheel() == wheel  # nothing compiled
