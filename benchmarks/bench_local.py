@@ -11,7 +11,8 @@ evaluation layout promises identical answers either way.
                                                [--vote-rationale] [--seed N] [--no-grammar-probe]
 
 The last line is one JSON object: prompt_tok_s, gen_tok_s, prefix_hit_rate,
-demo_wall_s, demo_cpu_s, replay_wall_s, peak_rss_gb, prefix_state_peak_mb (the most
+demo_wall_s, demo_cpu_s, replay_wall_s, peak_rss_gb (in GiB, units of 2**30 bytes, as every
+"GB" it prints: the child's ru_maxrss), prefix_state_peak_mb (the most
 bytes of saved prefix states held at once; and the reuse-off
 figures and per-task CPU-seconds when measured).
 """
