@@ -55,6 +55,7 @@ if [ -n "$BUILD_PID" ]; then
     echo "setup: the llama.cpp build failed (its log is above, and in $BUILD_LOG)" >&2
     exit 1
   }
+  trap - EXIT
   step_done "llama.cpp build (waited for the rest of it)"
 fi
 # Installs the built wheel from the cache and checks it; everything else is already there.
