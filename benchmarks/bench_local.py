@@ -179,6 +179,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     root = args.out or Path(tempfile.mkdtemp(prefix="bench-local-"))
     root.mkdir(parents=True, exist_ok=True)
+    print(f"suites, reports and caches in {root}")
     result: dict[str, object] = {}
     plan = DemoPlan(panel=args.panel, vote_rationale=args.vote_rationale, seed=args.seed)
 
