@@ -172,20 +172,22 @@ class LLMClient:
         spelled_out = not (shape_shown and enforces_schema(model, self._settings))
         conversation = _structured.with_instruction(messages, schema, spelled_out=spelled_out)
         problems: list[str] = []
-        replies: list[str] = []
-        while len(replies) <= self._settings.repair_retries:
+        attempts = 0
+        previous: str | None = None  # the reply a repair turn asked to correct
+        while attempts <= self._settings.repair_retries:
             reply = await self._complete(model, conversation, params, task, sample_index)
+            attempts += 1
             try:
                 return _structured.parse(reply, schema)
             except _structured.SchemaInvalid as invalid:
                 problems = invalid.problems
-            replies.append(reply)
-            if replies[-2:-1] == [reply]:
+            if reply == previous:
                 problems = [*problems, "the repair got the same reply back"]
                 break
+            previous = reply
             conversation = conversation + _structured.repair_turns(reply, problems)
         raise LLMError(
-            model, f"schema-invalid output after {len(replies)} attempts: {'; '.join(problems)}"
+            model, f"schema-invalid output after {attempts} attempts: {'; '.join(problems)}"
         )
 
     # ----------------------------------------------------------------- private
