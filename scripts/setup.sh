@@ -26,7 +26,7 @@ CPU_BUILD=sane/local/cpu_build.py
 BUILD_LOG=.venv/llama-cpp-build.log
 BUILD_PID=
 if ! "$VPY" "$CPU_BUILD" check >/dev/null 2>&1 && ! "$VPY" "$CPU_BUILD" cached >/dev/null; then
-  echo "setup: building llama.cpp in the background (about 4 minutes on two cores, once per machine; log: $BUILD_LOG)"
+  echo "setup: building llama.cpp in the background (a few minutes on two cores, once per machine; log: $BUILD_LOG)"
   # in a process group of its own (where setsid exists), so that a set-up that stops early
   # stops the compilers too
   $(command -v setsid || true) "$VPY" "$CPU_BUILD" wheel >"$BUILD_LOG" 2>&1 &

@@ -19,14 +19,24 @@ as a script before the package is installed:
     python sane/local/cpu_build.py cmake-args      # the CMAKE_ARGS for this host
     python sane/local/cpu_build.py wheel           # build (or reuse) the dispatch wheel; prints its path
     python sane/local/cpu_build.py prune           # delete the modules never shipped
-    python sane/local/cpu_build.py check           # the installed build's report; exit 1 if unsafe
+    python sane/local/cpu_build.py check           # the installed build's report; exit 1: rebuild
 
 Set-up time is the build's: llama.cpp compiles its whole CPU backend once per module, and
-it lists 13 for x86-64. `wheel` builds only KEPT_VARIANTS (a baseline and one module per
-instruction-set level that x86-64 clouds sell) and none of the libraries sane never loads,
-from the sdist pip verifies by hash, and keeps the wheel in the user cache: a dispatch
-build is portable, so a second environment on the machine installs it in seconds, and
-`check` still verifies it after every install.
+it lists 13 for x86-64. `wheel` builds, from the sdist pip verifies by hash, none of the
+libraries sane never loads and only the modules `SANE_CPU_MODULES` asks for:
+
+- `host` (the default): the baseline (`x64`) and the best of KEPT_VARIANTS this CPU runs,
+  the one ggml would choose among all of them. A module costs as much CPU time to compile
+  as the next, so this is a quarter of the `all` build's modules. The wheel still
+  dispatches at run time: on another CPU it loads the best module it holds that the CPU
+  runs (the baseline at worst), and `check` there names the module it lacks.
+- `all`: every module of KEPT_VARIANTS (a baseline and one per instruction-set level that
+  x86-64 clouds sell), for an environment that moves between CPUs, or to run another
+  CPU's kernels here (`SANE_CPU_VARIANT`).
+
+The wheel is kept in the user cache, keyed by the modules it holds, so a second
+environment on the machine installs it in seconds, and `check` still verifies it after
+every install.
 """
 
 from __future__ import annotations
@@ -62,12 +72,32 @@ DISPATCH_ARGS = (
 )
 # CPU modules llama.cpp builds that we never ship: AMX kernels died with SIGILL under a hypervisor.
 EXCLUDED_VARIANTS = frozenset({"sapphirerapids"})
-# The x86-64 modules `wheel` builds, of the 13 llama.cpp lists: a baseline, then AVX, AVX2,
-# AVX-512, AVX-512 VNNI (Cascade Lake), AVX-512 VBMI+VNNI (Ice Lake, Sapphire Rapids without
-# AMX), AVX-512 BF16 (Zen 4, Zen 5) and AVX-VNNI (Alder Lake and later client cores). A CPU
-# between two levels loads the lower one: slower by at most one extension, never unsafe.
-KEPT_VARIANTS = ("x64", "sandybridge", "haswell", "skylakex", "cascadelake", "icelake",
-                 "zen4", "alderlake")  # fmt: skip
+# The x86-64 modules sane may build, of the 13 llama.cpp lists, with the instruction sets
+# each is compiled for (as llama.cpp's list names them; `trim_variants` stops if the list
+# says otherwise): a baseline, then AVX, AVX2, AVX-512, AVX-512 VNNI (Cascade Lake),
+# AVX-512 VBMI+VNNI (Ice Lake, Sapphire Rapids without AMX), AVX-512 BF16 (Zen 4, Zen 5)
+# and AVX-VNNI (Alder Lake and later client cores). A CPU between two levels loads the
+# lower one: slower by at most one extension, never unsafe.
+_AVX2 = ("SSE42", "AVX", "F16C", "FMA", "AVX2", "BMI2")
+KEPT_VARIANTS: dict[str, tuple[str, ...]] = {
+    "x64": (),
+    "sandybridge": ("SSE42", "AVX"),
+    "haswell": _AVX2,
+    "skylakex": (*_AVX2, "AVX512"),
+    "cascadelake": (*_AVX2, "AVX512", "AVX512_VNNI"),
+    "icelake": (*_AVX2, "AVX512", "AVX512_VBMI", "AVX512_VNNI"),
+    "zen4": (*_AVX2, "AVX512", "AVX512_VBMI", "AVX512_VNNI", "AVX512_BF16"),
+    "alderlake": (*_AVX2, "AVX_VNNI"),
+}
+BASELINE = "x64"
+# Which modules `wheel` builds: `host` (the baseline and this CPU's best) or `all`.
+MODULES_ENV = "SANE_CPU_MODULES"
+MODULE_SETS = ("host", "all")
+# ggml's own ranking of the modules a CPU can run (ggml-cpu/arch/x86/cpu-feats.cpp): each
+# instruction set adds its weight to the baseline's 1, and the highest total is loaded.
+FEATURE_WEIGHTS = {"FMA": 1, "F16C": 2, "SSE42": 4, "BMI2": 8, "AVX": 16, "AVX2": 32,
+                   "AVX_VNNI": 64, "AVX512": 128, "AVX512_VBMI": 256, "AVX512_BF16": 512,
+                   "AVX512_VNNI": 1024, "AMX_INT8": 2048}  # fmt: skip
 LLAMA_CPP_VERSION = "0.3.36"
 # the sdist on PyPI (llama_cpp_python-0.3.36.tar.gz); pip refuses any other file
 LLAMA_CPP_SDIST_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
@@ -85,28 +115,33 @@ _X86_BLOCK = re.compile(
     r'if \(GGML_CPU_ALL_VARIANTS\).*?if \(GGML_SYSTEM_ARCH STREQUAL "x86"\)(.*?)\n\s*elseif',
     re.DOTALL,
 )
-_VARIANT_LINE = re.compile(r"^(\s*)(ggml_add_cpu_backend_variant\((\w+)\b.*)$", re.MULTILINE)
+# a module's line: indent, the line, its name, the instruction sets it is compiled for
+_VARIANT_LINE = re.compile(
+    r"^(\s*)(ggml_add_cpu_backend_variant\((\w+)\b([^)]*)\).*)$", re.MULTILINE
+)
 # A module name (`haswell`) loads that module alone instead of the best one: to measure or
 # reproduce an older CPU's code path here. Refused like any module if this CPU cannot run it.
 VARIANT_ENV = "SANE_CPU_VARIANT"
 LLAMA_LIBRARIES = ("libllama.so", "libllama.dylib", "llama.dll")  # what llama-cpp-python loads
 VARIANT_FILE = re.compile(r"^(?:lib)?ggml-cpu-([\w.]+)\.(?:so|dll|dylib)$")
-# Names in llama.cpp's system info that report a compiled-in instruction set, and the
-# /proc/cpuinfo flag the host needs for each (Linux clears a flag the kernel does not enable).
-SYSTEM_INFO_FLAGS = {
-    "SSE3": "pni",
-    "SSSE3": "ssse3",
-    "AVX": "avx",
-    "AVX_VNNI": "avx_vnni",
-    "AVX2": "avx2",
-    "F16C": "f16c",
-    "FMA": "fma",
-    "BMI2": "bmi2",
-    "AVX512": "avx512f",
-    "AVX512_VBMI": "avx512vbmi",
-    "AVX512_VNNI": "avx512_vnni",
-    "AVX512_BF16": "avx512_bf16",
-    "AMX_INT8": "amx_int8",
+# llama.cpp's names for the instruction sets (in its system info and its module list), and
+# the /proc/cpuinfo flags the host needs for each (Linux clears a flag the kernel does not
+# enable). ggml's AVX512 needs all five of its flags before it loads such a module.
+FEATURE_FLAGS: dict[str, tuple[str, ...]] = {
+    "SSE3": ("pni",),
+    "SSSE3": ("ssse3",),
+    "SSE42": ("sse4_2",),
+    "AVX": ("avx",),
+    "AVX_VNNI": ("avx_vnni",),
+    "AVX2": ("avx2",),
+    "F16C": ("f16c",),
+    "FMA": ("fma",),
+    "BMI2": ("bmi2",),
+    "AVX512": ("avx512f", "avx512cd", "avx512vl", "avx512dq", "avx512bw"),
+    "AVX512_VBMI": ("avx512vbmi",),
+    "AVX512_VNNI": ("avx512_vnni",),
+    "AVX512_BF16": ("avx512_bf16",),
+    "AMX_INT8": ("amx_int8",),
 }
 # Compiled features a build without run-time dispatch never has: one that does was built for its
 # build machine (-march=native) and may crash on the next.
@@ -126,6 +161,32 @@ def host_flags(cpuinfo: str | None = None) -> frozenset[str]:
     return frozenset(match.group(1).split()) if match else frozenset()
 
 
+def runs_on(variant: str, flags: frozenset[str]) -> bool:
+    """Whether a CPU reporting `flags` can run every instruction set the module is built for."""
+    return all(flag in flags for name in KEPT_VARIANTS[variant] for flag in FEATURE_FLAGS[name])
+
+
+def best_variant(flags: frozenset[str]) -> str:
+    """The module of KEPT_VARIANTS that ggml loads on a CPU reporting `flags`, were all built."""
+    return max(
+        (variant for variant in KEPT_VARIANTS if runs_on(variant, flags)),
+        key=lambda variant: 1 + sum(FEATURE_WEIGHTS[name] for name in KEPT_VARIANTS[variant]),
+    )
+
+
+def modules_to_build(flags: frozenset[str] | None = None) -> tuple[str, ...]:
+    """The x86-64 modules `wheel` builds, as `SANE_CPU_MODULES` asks: `host` (the default),
+    the baseline and this CPU's best; `all`, every one of KEPT_VARIANTS. Where the CPU's
+    flags cannot be read (not Linux), every one: the best cannot be known."""
+    chosen = os.environ.get(MODULES_ENV, "").strip() or MODULE_SETS[0]
+    if chosen not in MODULE_SETS:
+        raise SystemExit(f"{MODULES_ENV}={chosen}: not one of {', '.join(MODULE_SETS)}")
+    flags = host_flags() if flags is None else flags
+    if chosen == "all" or not flags:
+        return tuple(KEPT_VARIANTS)
+    return tuple(dict.fromkeys((BASELINE, best_variant(flags))))
+
+
 def cmake_args(machine: str | None = None) -> str:
     """CMAKE_ARGS for building llama-cpp-python: run-time dispatch on x86-64, never native."""
     if (machine or platform.machine()).lower() in X86_MACHINES:
@@ -133,23 +194,30 @@ def cmake_args(machine: str | None = None) -> str:
     return " ".join((*LIBRARY_ONLY_ARGS, "-DGGML_NATIVE=OFF"))
 
 
-def trim_variants(source: Path, keep: tuple[str, ...] = KEPT_VARIANTS) -> list[str]:
+def trim_variants(source: Path, keep: tuple[str, ...]) -> list[str]:
     """Comment out the x86-64 modules not in `keep` in an unpacked llama-cpp-python sdist;
-    returns their names. Stops if a kept module is not listed: the source has changed, and
-    building blind could ship less than the documented set."""
+    returns their names. Stops if a kept module is not listed, or is compiled for other
+    instruction sets than KEPT_VARIANTS says: the source has changed, and building blind
+    could ship less than the documented set, or a module chosen for a CPU it does not fit."""
     lists = source / GGML_LISTS
     text = lists.read_text(encoding="utf-8")
     block = _X86_BLOCK.search(text)
     if block is None:
         raise SystemExit(f"{lists}: no x86 block of CPU modules; update cpu_build.trim_variants")
-    listed = [m.group(3) for m in _VARIANT_LINE.finditer(block.group(1))]
+    listed = {m.group(3): tuple(m.group(4).split()) for m in _VARIANT_LINE.finditer(block.group(1))}
     if missing := sorted(set(keep) - set(listed)):
-        raise SystemExit(f"{lists}: CPU modules {missing} are not listed (found {listed})")
+        raise SystemExit(f"{lists}: CPU modules {missing} are not listed (found {list(listed)})")
+    for name in keep:
+        if listed[name] != KEPT_VARIANTS[name]:
+            raise SystemExit(
+                f"{lists}: CPU module {name} is built for {' '.join(listed[name]) or 'x86-64'}, "
+                f"not {' '.join(KEPT_VARIANTS[name])}; update cpu_build.KEPT_VARIANTS"
+            )
 
     def comment(line: re.Match[str]) -> str:
         if line.group(3) in keep:
             return line.group(0)
-        return f"{line.group(1)}# not built by sane (cpu_build.KEPT_VARIANTS): {line.group(2)}"
+        return f"{line.group(1)}# not built by sane (cpu_build.modules_to_build): {line.group(2)}"
 
     trimmed = _VARIANT_LINE.sub(comment, block.group(1))
     lists.write_text(text[: block.start(1)] + trimmed + text[block.end(1) :], encoding="utf-8")
@@ -175,7 +243,7 @@ def wheel_key(machine: str | None = None) -> str:
     """What the built wheel depends on: the source and its edits, the flags, the modules and
     the architecture (the wheel is `py3-none`: its libraries are loaded through ctypes, so any
     Python 3 reuses it). A wheel is reused only under the same key."""
-    parts = [LLAMA_CPP_SDIST_SHA256, cmake_args(machine), ",".join(KEPT_VARIANTS),
+    parts = [LLAMA_CPP_SDIST_SHA256, cmake_args(machine), ",".join(modules_to_build()),
              "no-common", (machine or platform.machine()).lower()]  # fmt: skip
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
@@ -196,7 +264,7 @@ def cached_wheel() -> Path | None:
 
 def build_wheel(python: str = sys.executable) -> Path:
     """The dispatch wheel of LLAMA_CPP_VERSION: from the cache, else built now (minutes) from
-    the hash-verified sdist with only KEPT_VARIANTS, and cached."""
+    the hash-verified sdist with only the modules of `modules_to_build`, and cached."""
     if (cached := cached_wheel()) is not None:
         return cached
     cache_dir = wheel_cache()
@@ -218,8 +286,12 @@ def build_wheel(python: str = sys.executable) -> Path:
             archive.extractall(folder, **safe)
         source = folder / f"llama_cpp_python-{LLAMA_CPP_VERSION}"
         skip_common(source)
-        not_built = ["common", "mtmd", *trim_variants(source)]
-        print(f"cpu_build: not built: {', '.join(not_built)}", file=sys.stderr)
+        modules = modules_to_build()
+        not_built = ["common", "mtmd", *trim_variants(source, modules)]
+        print(
+            f"cpu_build: CPU modules {', '.join(modules)}; not built: {', '.join(not_built)}",
+            file=sys.stderr,
+        )
         out = folder / "wheel"
         env = dict(os.environ, CMAKE_ARGS=cmake_args(), FORCE_CMAKE="1")
         subprocess.run([*pip, "wheel", "--no-deps", "--no-cache-dir", "-w", str(out),
@@ -278,7 +350,8 @@ def load_backends() -> str | None:
     if forced := os.environ.get(VARIANT_ENV):
         if forced not in shipped:
             raise SystemExit(
-                f"{VARIANT_ENV}={forced}: not a shipped CPU module ({', '.join(shipped)})"
+                f"{VARIANT_ENV}={forced}: not a shipped CPU module ({', '.join(shipped)}); "
+                f"`{MODULES_ENV}=all bash scripts/setup.sh` builds every one"
             )
         module = next(
             p
@@ -309,7 +382,7 @@ def compiled_features(system_info: str) -> frozenset[str]:
     """Instruction sets llama.cpp reports as compiled in (`NAME = 1` in its system info)."""
     return frozenset(
         name for name, value in re.findall(r"([A-Z0-9_]+) = (\S+)", system_info) if value == "1"
-    ) & frozenset(SYSTEM_INFO_FLAGS)
+    ) & frozenset(FEATURE_FLAGS)
 
 
 def build_problems(
@@ -324,9 +397,10 @@ def build_problems(
     """
     compiled = compiled_features(system_info)
     problems = [
-        f"compiled with {name} but this CPU does not report '{SYSTEM_INFO_FLAGS[name]}'"
+        f"compiled with {name} but this CPU does not report '{flag}'"
         for name in sorted(compiled)
-        if flags and SYSTEM_INFO_FLAGS[name] not in flags
+        for flag in FEATURE_FLAGS[name]
+        if flags and flag not in flags
     ]
     if "AMX_INT8" in compiled or EXCLUDED_VARIANTS & set(shipped):
         problems.append("ships AMX kernels, which crash under some hypervisors")
@@ -354,15 +428,24 @@ def runtime_problems() -> list[str]:
 def report() -> dict[str, object]:
     """What setup prints: the chosen module, the modules shipped, the library's report, problems.
 
-    Beyond `runtime_problems`, setup also wants dispatch on x86-64: a build without it
-    is safe but slower there, so setup rebuilds it.
+    Beyond `runtime_problems`, setup also wants dispatch on x86-64 and the modules
+    `modules_to_build` asks for (this CPU's best; all of them with `SANE_CPU_MODULES=all`):
+    a build without them is safe but slower here (one built on another CPU, say), so
+    setup rebuilds it.
     """
     shipped = variants(library_dir())
     problems = runtime_problems()
-    if platform.machine().lower() in X86_MACHINES and not shipped:
-        problems.append(
-            "built without run-time CPU dispatch (rebuild with `bash scripts/setup.sh`)"
-        )
+    if platform.machine().lower() in X86_MACHINES:
+        if not shipped:
+            problems.append(
+                "built without run-time CPU dispatch (rebuild with `bash scripts/setup.sh`)"
+            )
+        elif missing := [name for name in modules_to_build() if name not in shipped]:
+            problems.append(
+                f"has no CPU module {', '.join(missing)} ({MODULES_ENV}="
+                f"{os.environ.get(MODULES_ENV) or MODULE_SETS[0]}): it runs a slower one; "
+                "rebuild with `bash scripts/setup.sh`"
+            )
     return {
         "loaded_variant": loaded_variant(),
         "variants": list(shipped),

@@ -19,6 +19,10 @@ AMX_HOST = frozenset(
         "avx2",
         "bmi2",
         "avx512f",
+        "avx512cd",
+        "avx512vl",
+        "avx512dq",
+        "avx512bw",
         "avx512vbmi",
         "avx512_vnni",
         "avx512_bf16",
@@ -159,6 +163,16 @@ def test_trimming_comments_out_the_x86_modules_not_kept_and_nothing_else(tmp_pat
     assert "endif()" in lists.read_text() and "elseif(GGML_SYSTEM_ARCH" in lists.read_text()
 
 
+def test_trimming_stops_when_a_kept_module_is_built_for_other_instruction_sets(tmp_path):
+    """The module chosen for this CPU must be the one llama.cpp compiles for it."""
+    lists = _sdist(tmp_path)
+    lists.write_text(GGML_LISTS.replace("FMA AVX2 BMI2)", "FMA AVX2)"))
+    before = lists.read_text()
+    with pytest.raises(SystemExit, match="haswell is built for SSE42 AVX F16C FMA AVX2, not"):
+        cpu_build.trim_variants(tmp_path, keep=("x64", "haswell"))
+    assert lists.read_text() == before  # nothing written
+
+
 def test_trimming_stops_when_a_kept_module_is_not_listed(tmp_path):
     lists = _sdist(tmp_path)
     with pytest.raises(SystemExit, match="zen4"):
@@ -205,23 +219,88 @@ def test_the_multimodal_library_is_never_built():
 
 
 def test_the_shipped_module_set_has_a_baseline_every_cloud_level_and_never_amx():
-    assert cpu_build.KEPT_VARIANTS[0] == "x64"
+    assert next(iter(cpu_build.KEPT_VARIANTS)) == cpu_build.BASELINE == "x64"
     assert {"sandybridge", "haswell", "skylakex", "icelake", "alderlake"} <= set(
         cpu_build.KEPT_VARIANTS
     )
     assert not cpu_build.EXCLUDED_VARIANTS & set(cpu_build.KEPT_VARIANTS)
 
 
+AVX2_FLAGS = frozenset(["sse4_2", "avx", "f16c", "fma", "avx2", "bmi2"])
+AVX512_FLAGS = AVX2_FLAGS | {"avx512f", "avx512cd", "avx512vl", "avx512dq", "avx512bw"}
+# (flags, the module ggml loads of all KEPT_VARIANTS): the CPUs this project has run on, and
+# the levels between them
+HOSTS = [
+    (frozenset(), "x64"),
+    (OLD_HOST, "sandybridge"),
+    (AVX2_FLAGS, "haswell"),  # the AVX2-only EPYC (Zen 2/3)
+    (AVX2_FLAGS | {"avx_vnni"}, "alderlake"),  # a client core without AVX-512
+    (AVX2_FLAGS | {"avx512f"}, "haswell"),  # AVX-512 without the rest: ggml needs all five
+    (AVX512_FLAGS, "skylakex"),
+    (AVX512_FLAGS | {"avx512_vnni"}, "cascadelake"),
+    (AVX512_FLAGS | {"avx512_vnni", "avx512vbmi", "avx_vnni"}, "icelake"),
+    (AMX_HOST | {"avx_vnni"}, "zen4"),  # Sapphire Rapids: the AMX module is never built
+]
+
+
+@pytest.mark.parametrize(("flags", "best"), HOSTS)
+def test_the_module_chosen_for_a_cpu_is_the_one_ggml_ranks_highest(flags, best):
+    assert cpu_build.best_variant(flags) == best
+    assert cpu_build.runs_on(best, flags)
+
+
+def test_a_host_build_has_the_baseline_and_this_cpus_best_and_all_builds_every_level(
+    monkeypatch,
+):
+    monkeypatch.delenv(cpu_build.MODULES_ENV, raising=False)
+    assert cpu_build.modules_to_build(AVX2_FLAGS) == ("x64", "haswell")
+    assert cpu_build.modules_to_build(frozenset({"fpu"})) == ("x64",)  # nothing better runs
+    assert cpu_build.modules_to_build(frozenset()) == tuple(cpu_build.KEPT_VARIANTS)  # unknown
+    monkeypatch.setenv(cpu_build.MODULES_ENV, "all")
+    assert cpu_build.modules_to_build(AVX2_FLAGS) == tuple(cpu_build.KEPT_VARIANTS)
+    monkeypatch.setenv(cpu_build.MODULES_ENV, "native")
+    with pytest.raises(SystemExit, match="SANE_CPU_MODULES=native: not one of host, all"):
+        cpu_build.modules_to_build(AVX2_FLAGS)
+
+
+def test_setup_rebuilds_a_dispatch_build_without_the_module_this_cpu_wants(monkeypatch):
+    """A wheel built on another CPU (or a host build when all are asked for) runs here, on a
+    slower module: setup's check names what is missing, so setup rebuilds it."""
+    monkeypatch.setattr(cpu_build.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(cpu_build, "library_dir", lambda: None)
+    monkeypatch.setattr(cpu_build, "variants", lambda _: ("haswell", "x64"))
+    monkeypatch.setattr(cpu_build, "runtime_problems", list)
+    monkeypatch.setattr(cpu_build, "installed_system_info", lambda: PORTABLE_INFO)
+    monkeypatch.setattr(cpu_build, "loaded_variant", lambda: "haswell")
+    monkeypatch.setattr(cpu_build, "host_flags", lambda: AVX2_FLAGS)
+    monkeypatch.delenv(cpu_build.MODULES_ENV, raising=False)
+    assert cpu_build.report()["problems"] == []
+    monkeypatch.setattr(cpu_build, "host_flags", lambda: AMX_HOST)
+    (problem,) = cpu_build.report()["problems"]
+    assert problem.startswith("has no CPU module zen4 (SANE_CPU_MODULES=host)")
+    monkeypatch.setattr(cpu_build, "host_flags", lambda: AVX2_FLAGS)
+    monkeypatch.setenv(cpu_build.MODULES_ENV, "all")
+    (problem,) = cpu_build.report()["problems"]
+    assert "sandybridge" in problem and "(SANE_CPU_MODULES=all)" in problem
+
+
 def test_a_cached_wheel_is_keyed_by_source_flags_modules_and_machine(tmp_path, monkeypatch):
     monkeypatch.setenv("SANE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv(cpu_build.MODULES_ENV, raising=False)
     here = cpu_build.wheel_cache()
     assert here.parent == tmp_path / "llama-cpp-wheels"
     assert cpu_build.wheel_key("x86_64") != cpu_build.wheel_key("aarch64")
-    monkeypatch.setattr(cpu_build, "KEPT_VARIANTS", ("x64", "haswell"))
+    monkeypatch.setenv(cpu_build.MODULES_ENV, "all")
     assert cpu_build.wheel_cache() != here
+    monkeypatch.setattr(cpu_build, "host_flags", lambda: AVX2_FLAGS)
+    monkeypatch.setenv(cpu_build.MODULES_ENV, "host")
+    haswell_host = cpu_build.wheel_cache()
+    monkeypatch.setattr(cpu_build, "host_flags", lambda: AMX_HOST)
+    assert cpu_build.wheel_cache() != haswell_host  # another CPU's host build is another wheel
     wheel = here / "llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl"
     monkeypatch.undo()
     monkeypatch.setenv("SANE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv(cpu_build.MODULES_ENV, raising=False)
     wheel.parent.mkdir(parents=True)
     wheel.write_bytes(b"built before")
     assert cpu_build.build_wheel() == wheel  # reused: no download, no build
