@@ -46,7 +46,7 @@ PLAN_OPTIONS: dict[str, Option] = {
                 list[str] | None,
                 typer.Option(
                     metavar="NAME",
-                    help="Target to run (repeatable; default: the six built-in local targets).",
+                    help="Target to run (repeatable; default: five of the spec's local targets, all but smollm-judge).",
                 ),
             ],
         ),
