@@ -38,12 +38,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# the targets on a 2-core machine; the peak is in GiB, as bench_local.py prints it
+# the targets on a 2-core machine; the peak is in GiB, as bench_local.py prints it,
+# and its limit is 3.5 GB in decimal units (3.26 GiB), the stricter reading of "3.5 GB"
 LIMITS = {
     "setup_s": 8 * 60,
     "demo_wall_s": 5 * 60,
     "demo_cpu_s": 400,
-    "demo_peak_rss_gib": 3.5,
+    "demo_peak_rss_gib": round(3.5e9 / 2**30, 2),
     "tests_s": 15 * 60,
 }
 PYTEST_COUNT = re.compile(r"(\d+) (passed|failed|errors?)\b")

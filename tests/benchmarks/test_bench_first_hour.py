@@ -47,6 +47,10 @@ def test_each_target_is_met_or_not_and_a_skipped_step_is_neither() -> None:
         "tests_s": None,
         "tests_pass": None,
     }
+    # the peak's limit is 3.5 GB in decimal units: 3.40 GiB is 3.65 GB
+    assert not bench_first_hour.targets_met(dict(figures, demo_peak_rss_gib=3.40))[
+        "demo_peak_rss_gib"
+    ]
     ran = dict(figures, tests_s=880.0, tests_passed=1176, tests_failed=1)
     assert bench_first_hour.targets_met(ran)["tests_pass"] is False
     assert bench_first_hour.targets_met(dict(ran, tests_failed=0))["tests_pass"] is True
