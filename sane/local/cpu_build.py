@@ -441,10 +441,10 @@ def report() -> dict[str, object]:
                 "built without run-time CPU dispatch (rebuild with `bash scripts/setup.sh`)"
             )
         elif missing := [name for name in modules_to_build() if name not in shipped]:
+            chosen = os.environ.get(MODULES_ENV) or MODULE_SETS[0]
             problems.append(
-                f"has no CPU module {', '.join(missing)} ({MODULES_ENV}="
-                f"{os.environ.get(MODULES_ENV) or MODULE_SETS[0]}): it runs a slower one; "
-                "rebuild with `bash scripts/setup.sh`"
+                f"has no CPU module {', '.join(missing)}, which {MODULES_ENV}={chosen} asks "
+                "for on this CPU (rebuild with `bash scripts/setup.sh`)"
             )
     return {
         "loaded_variant": loaded_variant(),
