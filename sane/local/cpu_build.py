@@ -174,15 +174,20 @@ def best_variant(flags: frozenset[str]) -> str:
     )
 
 
+def module_set() -> str:
+    """The set `SANE_CPU_MODULES` names (`host` when unset); stops on any other value."""
+    chosen = os.environ.get(MODULES_ENV, "").strip() or MODULE_SETS[0]
+    if chosen not in MODULE_SETS:
+        raise SystemExit(f"{MODULES_ENV}={chosen}: not one of {', '.join(MODULE_SETS)}")
+    return chosen
+
+
 def modules_to_build(flags: frozenset[str] | None = None) -> tuple[str, ...]:
     """The x86-64 modules `wheel` builds, as `SANE_CPU_MODULES` asks: `host` (the default),
     the baseline and this CPU's best; `all`, every one of KEPT_VARIANTS. Where the CPU's
     flags cannot be read (not Linux), every one: the best cannot be known."""
-    chosen = os.environ.get(MODULES_ENV, "").strip() or MODULE_SETS[0]
-    if chosen not in MODULE_SETS:
-        raise SystemExit(f"{MODULES_ENV}={chosen}: not one of {', '.join(MODULE_SETS)}")
     flags = host_flags() if flags is None else flags
-    if chosen == "all" or not flags:
+    if module_set() == "all" or not flags:
         return tuple(KEPT_VARIANTS)
     return tuple(dict.fromkeys((BASELINE, best_variant(flags))))
 
@@ -441,10 +446,9 @@ def report() -> dict[str, object]:
                 "built without run-time CPU dispatch (rebuild with `bash scripts/setup.sh`)"
             )
         elif missing := [name for name in modules_to_build() if name not in shipped]:
-            chosen = os.environ.get(MODULES_ENV) or MODULE_SETS[0]
             problems.append(
-                f"has no CPU module {', '.join(missing)}, which {MODULES_ENV}={chosen} asks "
-                "for on this CPU (rebuild with `bash scripts/setup.sh`)"
+                f"has no CPU module {', '.join(missing)}, which {MODULES_ENV}={module_set()} "
+                "asks for on this CPU (rebuild with `bash scripts/setup.sh`)"
             )
     return {
         "loaded_variant": loaded_variant(),
