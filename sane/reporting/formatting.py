@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 
 def pct(value: float | None) -> str:
@@ -63,7 +65,10 @@ def no_html(value: Any) -> Any:
 
 
 def markdown_environment(package: str, **filters: Callable[..., Any]) -> Environment:
-    """A plain-text (markdown) environment for `package`'s templates/ folder."""
+    """A plain-text (markdown) environment for `package`'s templates/ folder (jinja2 loads
+    here: the CLI reads this module's labels for its help, which must start fast)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     env = Environment(
         finalize=no_html,
         loader=PackageLoader(package, "templates"),

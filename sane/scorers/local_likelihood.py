@@ -20,7 +20,6 @@ The base LM is Gemma-3-270M (`gemma3-270m`); `model: local/<name>` overrides it.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
 
 from sane.local.likelihood import DEFAULT_BASE_LM, continuation_logprobs
 from sane.local.llama import model_name
@@ -35,7 +34,10 @@ UNIT_CONTRACT = OutputContract(type="continuous", min=0.0, max=1.0, higher_is_be
 
 
 def squash(pmi_per_token: float) -> float:
-    """The documented monotone map of per-token PMI onto 0..1."""
+    """The documented monotone map of per-token PMI onto 0..1 (scipy loads here, not when
+    the scorer registry is read: a dry run must start in a second or two)."""
+    from scipy.special import expit
+
     return float(expit(pmi_per_token / SQUASH_SCALE))
 
 
