@@ -31,7 +31,7 @@ import logging
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +92,8 @@ class LoadedModel:
     load_seconds: float
     prefixes: PrefixStates
     resident: Resident | None = None
+    # token -> whether its text ends a paragraph (ends in a blank line), read as met
+    ends_paragraph: dict[int, bool] = field(default_factory=dict)
 
     def forget(self) -> None:
         """Drop every reusable prefix: the saved states and the one the context holds."""
@@ -278,6 +280,20 @@ def _resident_start(model: LoadedModel, tokens: list[int]) -> int:
     return next(iter(layout.starts(min(shared, resident.batched))), 0)
 
 
+def paragraph_starts(model: LoadedModel, tokens: list[int]) -> list[int]:
+    """Positions where a paragraph of the prompt starts: after a token whose text ends in a
+    blank line (the tokenizer may join it to the text before it, as in `>\n\n`)."""
+    ends = model.ends_paragraph
+    starts = []
+    for position, token in enumerate(tokens, 1):
+        if token not in ends:
+            text = model.llm.detokenize([token]).decode("utf-8", "ignore")
+            ends[token] = text.endswith("\n\n")
+        if ends[token]:
+            starts.append(position)
+    return starts
+
+
 def _prefill(model: LoadedModel, tokens: list[int]) -> int:
     """Evaluate the prompt in its fixed layout, from the longest reusable prefix; returns its length.
 
@@ -297,7 +313,7 @@ def _prefill(model: LoadedModel, tokens: list[int]) -> int:
         _load_seq_state(llm, state, tokens[:saved])  # type: ignore[arg-type]
         reused = saved
     llm.n_tokens = reused
-    save_points = prefixes.save_points(tokens)
+    save_points = prefixes.save_points(tokens, paragraph_starts(model, tokens))
     position = reused
     for stop in layout.steps(reused, save_points):
         llm.eval(tokens[position:stop])

@@ -24,15 +24,20 @@ off, and any call order, yield the same tokens for the same seed.
 
 `PrefixStates` keeps states where reuse is likely: every `save_every` tokens
 (the shared system + spec block), just before the last token (the k votes of
-one decision), and where the prompt parts from a recent prompt (two questions
-about one case share the case and differ in the question).
+one decision), where the prompt parts from a recent prompt, and at the starts
+of its last `PARAGRAPHS` paragraphs. The last rule is for prompts still to come:
+sane's prompts put what siblings share first and part at a paragraph (the second
+question about a case after the case, a planted control after the example, a
+judge's manipulated text after the source), and a state saved only where a
+prompt parts from an *earlier* one is not there when the sibling comes later.
+On the demo's 92 calls it cut the evaluated prompt tokens by 7% (9,502 to 8,798).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -41,6 +46,7 @@ import numpy as np
 GRAIN = 4  # rows per group in the batched kernels: every batch is a multiple of it
 MIN_BATCH = 8  # a smaller batch takes the one-row-at-a-time path
 BLOCK = 128  # the largest batch (llama.cpp's n_batch)
+PARAGRAPHS = 3  # a state is saved at the start of each of the prompt's last this many paragraphs
 
 
 @dataclass(frozen=True)
@@ -183,12 +189,20 @@ class PrefixStates:
                     return n, state
         return 0, None
 
-    def save_points(self, tokens: list[int]) -> set[int]:
-        """Where to save states while evaluating `tokens` (and remember the prompt)."""
+    def save_points(self, tokens: list[int], paragraphs: Sequence[int] = ()) -> set[int]:
+        """Where to save states while evaluating `tokens` (and remember the prompt).
+
+        `paragraphs` are the positions where the prompt's paragraphs start (the token
+        after a blank line); the last `PARAGRAPHS` of them inside the batched part are
+        saved, each at the valid start at or before it.
+        """
         if not self.enabled:
             return set()
         layout = Layout(len(tokens))
         points = set(range(self.save_every, layout.batched, self.save_every)) | {layout.end}
+        inside = [p for p in paragraphs if p < layout.batched]
+        for start in inside[-PARAGRAPHS:]:
+            points.add(next(iter(layout.starts(start)), 0))
         current = np.asarray(tokens)
         for previous in self._recent:
             points.add(next(iter(layout.starts(shared_length(previous, current))), 0))

@@ -119,3 +119,16 @@ def test_hit_rate_counts_reused_prompt_tokens():
     states.record(10, 0)
     states.record(10, 8)
     assert states.stats.hit_rate == 0.4
+
+
+def test_states_are_saved_where_the_last_paragraphs_start_for_prompts_still_to_come():
+    states = PrefixStates(StateBudget(100), save_every=512)
+    prompt = list(range(60))  # end 59, batched 56
+    # paragraphs start at 10, 22, 33 and 47 (and one in the one-at-a-time tail, at 58)
+    points = states.save_points(prompt, paragraphs=[10, 22, 33, 47, 58])
+    # the last three inside the batched part, each at the valid start at or before it
+    assert points == {20, 32, 44, 59}
+    # a later prompt that shares only the first 34 tokens finds the state at 32
+    states.put(prompt[:32], b"x")
+    sibling = [*prompt[:34], *range(100, 130)]
+    assert states.longest(sibling) == (32, b"x")
