@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sane.errors import BudgetExceeded, InputError, SaneError, printable
 
@@ -172,6 +171,9 @@ def progress_display(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
             lambda line: err.print(line, markup=False, highlight=False, soft_wrap=True)
         )
         return
+    # rich.progress loads here, with the first bar: `sane --help` must start fast
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     columns = (
         TextColumn("{task.description:<22}"),
         BarColumn(),

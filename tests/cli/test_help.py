@@ -86,7 +86,7 @@ def test_bad_llm_option_values_are_bad_input(tmp_path) -> None:
 def test_help_and_a_spec_check_load_no_heavy_library() -> None:
     """`sane --help` and the load check of a spec (every target kind's registry read, as a dry
     run does) must start in well under the 2 CPU-seconds a refusal may take on a slow CPU:
-    jinja2, scipy and litellm load where they are used, not at import."""
+    jinja2, scipy, litellm and rich.progress load where they are used, not at import."""
     probe = (
         "import sys\n"
         "from sane.cli import app\n"
@@ -94,7 +94,7 @@ def test_help_and_a_spec_check_load_no_heavy_library() -> None:
         "    app(['--help'], standalone_mode=False)\n"
         "except SystemExit:\n"
         "    pass\n"
-        "help_loaded = sorted({'jinja2', 'scipy', 'litellm'} & set(sys.modules))\n"
+        "help_loaded = sorted({'jinja2', 'scipy', 'litellm', 'rich.progress'} & set(sys.modules))\n"
         "from sane.inputs import load_spec\n"
         "load_spec('builtin:faithfulness')\n"
         "check_loaded = sorted({'scipy', 'litellm'} & set(sys.modules))\n"
