@@ -313,7 +313,8 @@ def _prefill(model: LoadedModel, tokens: list[int]) -> int:
         _load_seq_state(llm, state, tokens[:saved])  # type: ignore[arg-type]
         reused = saved
     llm.n_tokens = reused
-    save_points = prefixes.save_points(tokens, paragraph_starts(model, tokens))
+    paragraphs = paragraph_starts(model, tokens) if prefixes.enabled else ()
+    save_points = prefixes.save_points(tokens, paragraphs)
     position = reused
     for stop in layout.steps(reused, save_points):
         llm.eval(tokens[position:stop])
