@@ -47,3 +47,12 @@ def scripted(suite_dir: Path) -> LLMSettings:
     return LLMSettings(
         cache_path=suite_dir / "cache.db", script_path=suite_dir / "tiny_script.yaml", backoff_s=0.0
     )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every embedded-model test goes to one pytest-xdist worker (`--dist loadgroup`, set in
+    pyproject.toml): the models load once, in that process, and two processes never run
+    llama.cpp at once on a machine with two cores."""
+    for item in items:
+        if item.get_closest_marker("local_models"):
+            item.add_marker(pytest.mark.xdist_group("embedded-models"))

@@ -20,8 +20,8 @@ from sane.cli._common import (
     app,
     err,
     errors_to_exit_codes,
-    out,
     progress_display,
+    say,
 )
 from sane.cli._execute_options import execute_options
 from sane.cli._llm_options import llm_options
@@ -104,7 +104,7 @@ def baseline(
     if out_file is None:
         sys.stdout.write(text.rstrip("\n") + "\n")
     else:
-        err.print(f"wrote {out_file}", markup=False, highlight=False)
+        say(f"wrote {out_file}", to=err)
 
 
 @app.command()
@@ -113,4 +113,4 @@ def generators() -> None:
     from sane.generators import available_generators
 
     for name in available_generators():
-        out.print(name, markup=False, highlight=False)
+        say(name)

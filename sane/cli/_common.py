@@ -99,8 +99,15 @@ EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BUDGET, EXIT_NOTHING_MEASURED, EXIT_GATE_FAILE
 EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as a shell reports a command it interrupted
 
 
+def say(text: str, *, to: Console = out, style: str | None = None) -> None:
+    """One line of plain text, exactly as given: no markup (a path may hold `[v2]`), no
+    highlighting, and never wrapped, so a path in a log stays one piece to copy (rich wraps
+    at 80 columns where the stream is not a terminal)."""
+    to.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
+
+
 def fail(code: int, message: str) -> typer.Exit:
-    err.print(f"sane: {printable(message)}", markup=False, highlight=False, soft_wrap=True)
+    say(f"sane: {printable(message)}", to=err)
     return typer.Exit(code)
 
 
@@ -167,9 +174,7 @@ def progress_display(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
         yield lambda stage, done, total: None
         return
     if not err.is_terminal:
-        yield LineProgress(
-            lambda line: err.print(line, markup=False, highlight=False, soft_wrap=True)
-        )
+        yield LineProgress(lambda line: say(line, to=err))
         return
     # rich.progress loads here, with the first bar: `sane --help` must start fast
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -244,7 +249,7 @@ def print_inflation(results: list[SearchResult]) -> None:
             )
         if r.failed_calls and r.error is None:
             line += f"; {r.failed_calls} calls failed (first: {r.first_failure})"
-        err.print(f"score inflation (oracle-free), {r.target}: {line}", markup=False)
+        say(f"score inflation (oracle-free), {r.target}: {line}", to=err)
 
 
 def print_validity(funnel: Funnel) -> None:
@@ -253,8 +258,8 @@ def print_validity(funnel: Funnel) -> None:
 
     for line, warning in trust_lines(funnel):
         if warning:
-            err.print(f"WARNING: {line}", style="bold red", markup=False)
+            say(f"WARNING: {line}", to=err, style="bold red")
         else:
-            err.print(line, markup=False)
+            say(line, to=err)
     caught = "; ".join(f"{n} {guard_text(g)}" for g, n in funnel.guards.items())
-    err.print(f"validity guards: {caught or 'nothing caught'}", markup=False)
+    say(f"validity guards: {caught or 'nothing caught'}", to=err)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from sane.cli._common import app, errors_to_exit_codes, out
+from sane.cli._common import app, errors_to_exit_codes, out, say
 
 if TYPE_CHECKING:
     from sane.analyses.reproducibility import SuiteComparison
@@ -92,4 +92,4 @@ def compare(
     for table in comparison_tables(result):
         out.print(table)
     for warning in result.warnings:
-        out.print(f"warning: {warning}", markup=False)
+        say(f"warning: {warning}")

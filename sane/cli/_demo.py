@@ -17,6 +17,7 @@ from sane.cli._common import (
     print_inflation,
     print_validity,
     progress_display,
+    say,
 )
 from sane.cli._llm_options import llm_options
 from sane.cli._options import Option, fields_of, option_group
@@ -102,9 +103,10 @@ def demo(
     from sane.demo import run_demo
 
     plan = plan or DemoPlan()
-    err.print(
+    say(
         f"sane demo: {plan.spec} with {plan.model} as agent and oracle "
-        f"({plan.capabilities} capabilities, {plan.cases} cases per recipe, {plan.votes} votes)"
+        f"({plan.capabilities} capabilities, {plan.cases} cases per recipe, {plan.votes} votes)",
+        to=err,
     )
     with errors_to_exit_codes(), progress_display(not quiet) as progress:
         result = run_demo(
@@ -116,20 +118,20 @@ def demo(
     report = result.report
     funnel = report.validity
     print_inflation(report.inflation)
-    out.print(
+    say(
         f"validity: {funnel.candidate_recipes} candidate recipes -> {funnel.aligned_recipes} "
         f"aligned -> {funnel.validated_families} validated families "
         f"({funnel.joint_valid_cases} of {funnel.cases} cases joint-valid)"
     )
     print_validity(funnel)
     if not report.ranking:
-        out.print("targets: none run (no family was validated, so there is nothing to execute)")
+        say("targets: none run (no family was validated, so there is nothing to execute)")
     else:
         _print_ranking(report)
-    out.print(
-        f"suite: {result.suite}\nJSON report: {result.json_report}\n"
-        f"markdown report: {result.markdown_report}\nHTML report: {result.html_report}"
-    )
+    say(f"suite: {result.suite}")
+    say(f"JSON report: {result.json_report}")
+    say(f"markdown report: {result.markdown_report}")
+    say(f"HTML report: {result.html_report}")
 
 
 def _print_ranking(report: Report) -> None:

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from sane.cli._common import app, err, errors_to_exit_codes
+from sane.cli._common import app, err, errors_to_exit_codes, say
 
 
 @app.command()
@@ -54,4 +54,4 @@ def export(
     if out_file is None:
         WRITERS[format](cases, sys.stdout)
     else:
-        err.print(f"wrote {len(cases)} case(s) to {out_file}", markup=False, highlight=False)
+        say(f"wrote {len(cases)} case(s) to {out_file}", to=err)

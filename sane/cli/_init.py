@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from sane.cli._common import app, errors_to_exit_codes, out
+from sane.cli._common import app, errors_to_exit_codes, say
 
 
 @app.command()
@@ -27,9 +27,8 @@ def init(
     with errors_to_exit_codes():
         where = folder or Path(name)
         written = write_starter(where, name)
-    out.print(f"wrote {len(written)} files into {where}/: " + ", ".join(p.name for p in written))
-    out.print(
+    say(f"wrote {len(written)} files into {where}/: " + ", ".join(p.name for p in written))
+    say(
         f"next, offline in seconds: cd {where} && sane generate spec.yaml --model scripted "
         "--script rules.yaml --suite suite.db (the README has the rest)",
-        markup=False,
     )

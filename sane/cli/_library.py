@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from sane.cli._common import app, errors_to_exit_codes, out
+from sane.cli._common import app, errors_to_exit_codes, out, say
 
 library_app = typer.Typer(help="The recipe library: aligned recipes across suites and scorers.")
 app.add_typer(library_app, name="library")
@@ -36,11 +36,10 @@ def add(
         finally:
             store.close()
     for suite, result in zip(suites, results, strict=True):
-        out.print(
+        say(
             f"{suite}: scorer {result.scorer}, {result.aligned} aligned recipes "
             f"({result.validated} validated), {result.new_keys} new; "
             f"library holds {result.library_unique} unique aligned recipes",
-            markup=False,
         )
 
 

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from sane.cli._common import Quiet, app, err, errors_to_exit_codes
+from sane.cli._common import Quiet, app, err, errors_to_exit_codes, say
 from sane.cli._llm_options import llm_options
 from sane.errors import InputError
 from sane.llm import LLMSettings
@@ -50,7 +50,7 @@ def qualify(
         found = []
         for model in oracle_model:
             if not quiet:
-                err.print(f"qualifying {model} ...", markup=False, highlight=False)
+                say(f"qualifying {model} ...", to=err)
             config = run_config(model=model, oracle_models=[model], seed=seed)
             found.append(api.qualify(model, quick=quick, config=config, llm=llm))
     if format == "md":
@@ -62,4 +62,4 @@ def qualify(
         return
     with errors_to_exit_codes():
         write_text_atomic(out_file, text.rstrip("\n") + "\n", "--out")
-    err.print(f"wrote {out_file}", markup=False, highlight=False)
+    say(f"wrote {out_file}", to=err)

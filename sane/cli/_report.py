@@ -13,7 +13,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from sane.cli._common import TrustSuiteCode, app, err, errors_to_exit_codes, out, trust_lines
+from sane.cli._common import TrustSuiteCode, app, err, errors_to_exit_codes, out, say, trust_lines
 from sane.cli._llm_options import llm_options
 from sane.errors import InputError
 from sane.llm import LLMSettings
@@ -93,7 +93,7 @@ def report(
     if out_file is None:
         sys.stdout.write(text + "\n")
     else:
-        err.print(f"wrote {out_file}", markup=False, highlight=False)
+        say(f"wrote {out_file}", to=err)
 
 
 def _render(report: Report, format: str) -> str:
@@ -325,10 +325,10 @@ def _rank_report(
     )
     for name, count in benchmark.errors.items():
         if count:
-            err.print(
+            say(
                 f"{name}: {count} of {benchmark.records} labelled records could not be scored "
                 f"(first: {benchmark.first_error.get(name, '')})",
-                markup=False,
+                to=err,
             )
     store = SuiteStore(suite, readonly=True)
     try:

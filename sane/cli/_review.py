@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from sane.cli._common import app, err, errors_to_exit_codes
+from sane.cli._common import app, err, errors_to_exit_codes, say
 from sane.errors import InputError
 from sane.records import Question
 
@@ -50,7 +50,7 @@ def export(
             store.close()
         items = sample_items(review_items(snapshot, question, calls), sample, seed)
         written = write_items(items, out, show_panel=show_panel)
-    err.print(f"wrote {written} {question.value} item(s) to {out}", markup=False, soft_wrap=True)
+    say(f"wrote {written} {question.value} item(s) to {out}", to=err)
 
 
 @review_app.command("import")
@@ -82,9 +82,7 @@ def import_(
             saved = save_labels(store, labels, source=file.name)
         finally:
             store.close()
-    err.print(
-        f"imported {saved} label(s); {blank} row(s) without a label", markup=False, soft_wrap=True
-    )
+    say(f"imported {saved} label(s); {blank} row(s) without a label", to=err)
 
 
 @review_app.command("apply")
@@ -100,26 +98,23 @@ def apply_(suite: Annotated[Path, typer.Argument(help="Suite file.")]) -> None:
         finally:
             store.close()
     changed = sum(result.changed.values())
-    err.print(
+    say(
         f"applied {sum(result.applied.values())} human decision(s), {changed} different from "
         f"the panel's; validated families {result.validated_before} -> {result.validated_after}"
         + (f" (gained {', '.join(result.gained)})" if result.gained else "")
         + (f" (lost {', '.join(result.lost)})" if result.lost else ""),
-        markup=False,
-        soft_wrap=True,
+        to=err,
     )
     if result.need_cases:
-        err.print(
+        say(
             f"{len(result.need_cases)} recipe(s) aligned by reviewers have no cases yet: rerun "
             "`sane generate` with the suite's options to write and judge them",
-            markup=False,
-            soft_wrap=True,
+            to=err,
         )
     if result.cases_to_execute:
-        err.print(
+        say(
             f"{result.cases_to_execute} valid case result(s) missing: run `sane execute {suite}`",
-            markup=False,
-            soft_wrap=True,
+            to=err,
         )
 
 

@@ -15,10 +15,10 @@ from sane.cli._common import (
     err,
     errors_to_exit_codes,
     fail,
-    out,
     print_inflation,
     print_validity,
     progress_display,
+    say,
 )
 from sane.cli._execute_options import execute_options
 from sane.cli._llm_options import llm_options
@@ -58,16 +58,13 @@ def generate(
     if dry_run:
         with errors_to_exit_codes():
             plan = estimate_inputs(spec, run, examples=examples)
-        out.print(render_estimate(plan), markup=False, highlight=False, soft_wrap=True)
+        say(render_estimate(plan))
         if not skip_qualify:
             from sane.qualification.qualify import quick_calls
 
-            out.print(
+            say(
                 f"  plus the oracle's qualification first: up to {quick_calls()} calls per "
                 "oracle model (cached; --skip-qualify skips it)",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
             )
         return
     with errors_to_exit_codes(), progress_display(not quiet) as progress:
@@ -82,9 +79,10 @@ def generate(
         )
     funnel = build_report(snapshot).validity
     print_validity(funnel)
-    err.print(
+    say(
         f"suite {suite}: {funnel.candidate_recipes} candidate recipes, "
-        f"{funnel.aligned_recipes} aligned, {funnel.validated_families} validated families"
+        f"{funnel.aligned_recipes} aligned, {funnel.validated_families} validated families",
+        to=err,
     )
 
 
@@ -130,7 +128,7 @@ def execute(
     from sane import api
 
     def notice(message: str) -> None:
-        err.print(printable(message), markup=False, highlight=False, soft_wrap=True)
+        say(printable(message), to=err)
 
     with errors_to_exit_codes(), progress_display(not quiet) as progress:
         records = api.execute(
@@ -145,7 +143,7 @@ def execute(
     if execution is not None and execution.max_target_calls:
         print_inflation(api.report(suite).inflation)
     for line in run_summary(records, records.new, suite):
-        err.print(line, markup=False, highlight=False, soft_wrap=True)
+        say(line, to=err)
     failed = sorted(
         {r.target for r in records} - {r.target for r in records if r.verdict.value != "error"}
     )

@@ -58,3 +58,12 @@ def test_a_second_init_overwrites_nothing(tmp_path: Path, monkeypatch: pytest.Mo
     assert again.exit_code == 2 and "already exists" in again.output
     assert spec.read_text() == "edited by hand\n"
     assert runner.invoke(app, ["init", "../bad name"]).exit_code == 2
+
+
+def test_a_long_path_with_brackets_prints_whole_on_one_line(tmp_path: Path):
+    """Where output is not a terminal, rich wraps at 80 columns and reads `[...]` as markup:
+    a path printed that way cannot be copied from a log. Paths print as they are."""
+    where = tmp_path / "runs [v2]" / ("a-folder-name-long-enough-to-pass-eighty-columns-" * 2)
+    result = runner.invoke(app, ["init", "mine", "--dir", str(where)])
+    assert result.exit_code == 0, result.output
+    assert f"into {where}/: " in result.output.splitlines()[0]
