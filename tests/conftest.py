@@ -52,7 +52,7 @@ def scripted(suite_dir: Path) -> LLMSettings:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every embedded-model test goes to one pytest-xdist worker (`--dist loadgroup`, set in
     pyproject.toml): the models load once, in that process, and two processes never run
-    llama.cpp at once on a machine with two cores."""
+    llama.cpp at once."""
     for item in items:
         if item.get_closest_marker("local_models"):
             item.add_marker(pytest.mark.xdist_group("embedded-models"))
