@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from sane.cli._common import app, err, errors_to_exit_codes
+from sane.cli._common import app, err, errors_to_exit_codes, say
 from sane.cli._report import _read_human
 
 
@@ -36,12 +36,10 @@ def view(
         )
     bound_host, bound_port = server.server_address[:2]
     url = f"http://{bound_host}:{bound_port}/"
-    err.print(
+    say(
         f"serving {suite} at {url} (Ctrl-C to stop); a person answers the panel's questions "
         f"at {url}review",
-        markup=False,
-        highlight=False,
-        soft_wrap=True,
+        to=err,
     )
     if not no_open:
         webbrowser.open(url)
