@@ -17,9 +17,11 @@ are closed at once, so no client can hold the server's threads.
 
 The one write, an answer on the review page, also needs the server's CSRF token (made
 when it starts, embedded in the review page) in the ``X-Sane-Token`` header, a JSON body,
-and, where the browser sends one, an Origin that is this server. A page from another
-origin cannot read the token, and a cross-origin request with that header needs a CORS
-preflight this server never grants; a form post has neither header nor JSON.
+and, where the browser sends them, an Origin that is this server and a `Sec-Fetch-Site` of
+same-origin. A page from another origin cannot read the token, and a cross-origin request
+with that header needs a CORS preflight this server never grants; a form post has neither
+header nor JSON. Nor can such a page frame the review page and borrow the reviewer's click
+(clickjacking): every response forbids framing (`FRAME_HEADERS`).
 """
 
 from __future__ import annotations
@@ -57,6 +59,12 @@ REVIEW_PATH = "/review"
 MAX_ANSWER_BYTES = 4096  # an answer is a question id and a word
 IDLE_TIMEOUT_S = 10.0  # a connection's socket timeout: a silent or malformed client is closed
 MAX_CONNECTIONS = 32  # connections served at once (a browser opens six at most)
+# Sent with every response, errors included: no page may be shown in another site's frame
+# (the old header for browsers before CSP level 2, and the CSP directive that replaces it).
+FRAME_HEADERS = (
+    ("X-Frame-Options", "DENY"),
+    ("Content-Security-Policy", "frame-ancestors 'none'"),
+)
 
 
 class SuiteWatcher:
@@ -187,6 +195,12 @@ def make_server(
         def log_message(self, format: str, *args: object) -> None:
             return  # keep the terminal quiet; errors still reach the page
 
+        def end_headers(self) -> None:
+            """Every response forbids framing, so it is added here rather than per route."""
+            for name, value in FRAME_HEADERS:
+                self.send_header(name, value)
+            super().end_headers()
+
         def _send(self, status: int, body: str, content_type: str) -> None:
             payload = body.encode("utf-8")
             self.send_response(status)
@@ -212,12 +226,16 @@ def make_server(
 
         def _write_refusal(self) -> str | None:
             """Why this POST may not write, or None: the CSRF token, a JSON body and, where
-            the browser sent one, this server's own Origin."""
+            the browser sent them, this server's own Origin and a same-origin Sec-Fetch-Site
+            (another port of 127.0.0.1 is the same site but another origin)."""
             if not hmac.compare_digest(self.headers.get(TOKEN_HEADER, ""), token):
                 return "missing or wrong CSRF token"
             origin = self.headers.get("Origin")
             if origin is not None and origin != f"http://{self.headers.get('Host')}":
                 return f"a request from another origin ({origin}) cannot write"
+            site = self.headers.get("Sec-Fetch-Site")
+            if site is not None and site != "same-origin":
+                return f"a request from another origin (Sec-Fetch-Site: {site}) cannot write"
             if self.headers.get_content_type() != "application/json":
                 return "the body must be JSON"
             return None

@@ -172,3 +172,61 @@ async def test_a_page_from_another_origin_cannot_write(page, served, tmp_path: P
     store = SuiteStore(suite, readonly=True)
     assert not any(load_labels(store).values())  # nothing was written
     store.close()
+
+
+async def test_a_page_from_another_origin_cannot_frame_the_review_page(
+    page, served, tmp_path: Path
+) -> None:
+    """Clickjacking: another site frames the review page under a decoy and the reviewer's one
+    click answers a question. The browser must refuse to render the page in the frame."""
+    url, _ = served
+    (tmp_path / "frame.html").write_text(
+        "<!DOCTYPE html><html><body><p>Win a prize: click the button!</p>"
+        f"<iframe id='review' src={json.dumps(url + '/review')} width='800' height='600'>"
+        "</iframe></body></html>",
+        encoding="utf-8",
+    )
+    handler = lambda *a, **k: _Quiet(*a, directory=str(tmp_path), **k)
+    other = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=other.serve_forever, daemon=True)
+    thread.start()
+    try:
+        await page.open(f"http://127.0.0.1:{other.server_address[1]}/frame.html")
+        rendered = await _framed_review_ready(page, url)
+    finally:
+        other.shutdown()
+        other.server_close()
+    assert rendered is None, "the review page rendered inside another origin's frame"
+
+
+async def _framed_review_ready(page, url: str, wait_s: float = 5.0) -> str | None:
+    """The review page's `data-ready` inside any frame of the open tab whose document came
+    from `url` (None: no such document rendered). Cross-origin frames are read through their
+    own JavaScript contexts, as DevTools sees them."""
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        contexts = [
+            event["params"]["context"]
+            for event in page.events
+            if event.get("method") == "Runtime.executionContextCreated"
+        ]
+        for context in contexts:
+            if context.get("origin") != url:
+                continue
+            try:
+                reply = await page.send(
+                    "Runtime.evaluate",
+                    expression="document.documentElement.getAttribute('data-ready')",
+                    contextId=context["id"],
+                    returnByValue=True,
+                )
+            except RuntimeError:  # the context is gone
+                continue
+            value = reply["result"].get("value")
+            if value:
+                return value
+        await asyncio.sleep(0.1)
+    return None

@@ -15,6 +15,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tiny_suite import build_tiny_suite, execute_tiny
@@ -235,3 +236,46 @@ def test_view_serves_a_bounded_number_of_connections(
             sock.close()
         server.shutdown()
         server.server_close()
+
+
+def _headers(url: str, method: str = "GET", body: bytes | None = None) -> tuple[int, Any]:
+    request = urllib.request.Request(url, data=body, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status, reply.headers
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers
+
+
+@pytest.mark.parametrize(
+    ("method", "route"),
+    [("GET", "/"), ("GET", "/review"), ("GET", "/report.json"), ("GET", "/state"),
+     ("GET", "/missing"), ("POST", "/review/answer"), ("PUT", "/review")],
+)  # fmt: skip
+def test_every_response_forbids_framing(served: str, method: str, route: str) -> None:
+    """A page of another site that frames the review page gets a click on its buttons
+    (clickjacking): every answer, errors included, tells the browser never to frame it."""
+    status, headers = _headers(served + route, method, b"{}" if method != "GET" else None)
+    assert status, status
+    assert headers["X-Frame-Options"] == "DENY"
+    assert "frame-ancestors 'none'" in headers.get_all("Content-Security-Policy", [])
+
+
+def test_a_cross_site_post_is_refused_even_with_the_token(served: str) -> None:
+    """A browser says where a request came from (`Sec-Fetch-Site`); only this origin writes."""
+    page = get(served + "/review")[2]
+    token = re.search(r'"token":\s*"([^"]+)"', page)
+    assert token is not None
+    request = urllib.request.Request(
+        served + "/review/answer",
+        data=json.dumps({"question": "alignment|rec-1-2", "answer": "higher"}).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", "X-Sane-Token": token.group(1),
+                 "Sec-Fetch-Site": "same-site"},
+    )  # fmt: skip
+    try:
+        urllib.request.urlopen(request, timeout=30)
+        status = 200
+    except urllib.error.HTTPError as error:
+        status, reason = error.code, error.read().decode()
+    assert status == 403 and "another origin" in reason
