@@ -226,6 +226,13 @@ class LLMClient:
         """An error text fit to store: every configured secret redacted, the length bounded."""
         return redact(text, self._settings)[:MAX_ERROR_CHARS]
 
+    def _safe_reply(self, response: Any) -> str:
+        """A reply's text fit to cache, store and return: every configured secret redacted.
+        Some providers and proxies echo what they were sent (the `Authorization` key
+        included) in a successful answer too, and an answer is cached, stored in
+        transcripts and cases, reported and printed."""
+        return redact(_reply_text(response), self._settings)
+
     async def _complete(
         self,
         model: str,
@@ -284,7 +291,7 @@ class LLMClient:
                 async with self._slot(), self._serial(route):
                     started = time.monotonic()
                     response, cost = await self._acompletion(model, route, messages, params)
-                text = _reply_text(response)
+                text = self._safe_reply(response)
             except Exception as error:  # noqa: BLE001 - every provider failure is recorded
                 message = self._safe(f"{type(error).__name__}: {error}")
                 self._emit(

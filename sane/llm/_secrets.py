@@ -3,9 +3,9 @@
 litellm reads provider keys from the environment (OPENAI_API_KEY, ...), a
 router file may hold keys of its own, an `--api-base` URL may carry
 `user:password@`, and some providers echo what they were sent in their error
-messages. Every error text the LLM layer stores or raises passes through
-`redact`, so none of these reaches the suite database, the cache, a report or
-a log line.
+messages and even in their answers. Every error text the LLM layer stores or raises, and
+every reply text before it is cached or returned, passes through `redact`, so none of these
+reaches the suite database, the cache, a report or a log line.
 """
 
 from __future__ import annotations

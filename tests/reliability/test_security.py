@@ -3,12 +3,13 @@ generated text escaped in the markdown report."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 import yaml
-from fault_server import FaultServer, Status
+from fault_server import FaultServer, Ok, Status
 from jinja2.exceptions import SecurityError, UndefinedError
 from reliability_helpers import cli
 from test_pipeline_faults import SPEC, respond
@@ -31,17 +32,8 @@ from sane.scorers import BuildContext, build_target
 KEY = "sk-live-SECRET-0123456789abcdef"
 
 
-def test_api_key_never_reaches_the_suite_cache_reports_or_logs(
-    tiny: Path, fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def echo_the_key(body: dict) -> object:
-        text = str(body["messages"])
-        if "claim #4" in text and '"score"' in text:  # providers echo a rejected key
-            return Status(401, f"Incorrect API key provided: {KEY}")
-        return respond(body, faults=False)
-
-    fault_server.responder = echo_the_key
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+def _run_everything(tiny: Path, fault_server: FaultServer) -> list[tuple[int, str, str]]:
+    """generate, execute and every report of the pipeline's spec against `fault_server`."""
     (tiny / "spec.yaml").write_text(yaml.safe_dump(SPEC), encoding="utf-8")
     suite, common = (
         tiny / "suite.db",
@@ -70,13 +62,66 @@ def test_api_key_never_reaches_the_suite_cache_reports_or_logs(
     ]
     assert [code for code, _, _ in outputs] == [0] * 5, outputs
     assert all(h.get("authorization") == f"Bearer {KEY}" for h in fault_server.headers)
-    report = (tiny / "report.json").read_text()
-    assert "Incorrect API key provided: ***" in report  # the error is kept, the key is not
+    return outputs
+
+
+def _leaks(tiny: Path, outputs: list[tuple[int, str, str]]) -> list[str]:
+    """Every written file (suite, cache, reports) and every CLI output that holds KEY."""
     files = [p for p in tiny.rglob("*") if p.is_file()]
     assert {"suite.db", "cache.db", "report.json", "report.md"} <= {p.name for p in files}
     leaks = [p.name for p in files if KEY.encode() in p.read_bytes()]
-    leaks += [f"output {i}" for i, (_, out, err) in enumerate(outputs) if KEY in out + err]
-    assert leaks == []
+    return leaks + [f"output {i}" for i, (_, out, err) in enumerate(outputs) if KEY in out + err]
+
+
+def test_api_key_never_reaches_the_suite_cache_reports_or_logs(
+    tiny: Path, fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def echo_the_key(body: dict) -> object:
+        text = str(body["messages"])
+        if "claim #4" in text and '"score"' in text:  # providers echo a rejected key
+            return Status(401, f"Incorrect API key provided: {KEY}")
+        return respond(body, faults=False)
+
+    fault_server.responder = echo_the_key
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    outputs = _run_everything(tiny, fault_server)
+    report = (tiny / "report.json").read_text()
+    assert "Incorrect API key provided: ***" in report  # the error is kept, the key is not
+    assert _leaks(tiny, outputs) == []
+
+
+ECHOED = ("rationale", "notes", "reason", "text", "description")  # a reply's free-text fields
+
+
+def _with_key(value: object) -> object:
+    """A reply's JSON with the key appended to each free-text field, as a provider (or a
+    proxy in front of it) that echoes the request's `Authorization` in its answers."""
+    if isinstance(value, dict):
+        return {
+            name: f"{item} (sent with Bearer {KEY})" if name in ECHOED else _with_key(item)
+            for name, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_with_key(item) for item in value]
+    return value
+
+
+def test_a_key_echoed_in_a_successful_reply_is_never_stored_or_printed(
+    tiny: Path, fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Error replies were redacted, answers were not: an echoed key reached the cached
+    reply, the transcripts, the cases' texts, the reports and the terminal."""
+
+    def echo_the_key(body: dict) -> object:
+        reply = respond(body, faults=False)
+        assert isinstance(reply, Ok) and reply.content is not None
+        return Ok(json.dumps(_with_key(json.loads(reply.content))))
+
+    fault_server.responder = echo_the_key
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    outputs = _run_everything(tiny, fault_server)
+    assert b"(sent with Bearer " in (tiny / "suite.db").read_bytes()  # the text is kept
+    assert _leaks(tiny, outputs) == []
 
 
 def _spec() -> ScorerSpec:
