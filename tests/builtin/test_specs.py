@@ -12,6 +12,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from sane.builtin import BUILTIN_PREFIX, builtin_names, resolve_spec_path
 from sane.errors import InputError
+from sane.qualification.references import NUMBER, number_fidelity
 from sane.records import ScorerSpec
 
 PAPER_CRITERIA = {"faithfulness", "fluency", "coherence", "professionalism", "toxicity"}
@@ -57,6 +58,18 @@ def test_examples_carry_every_declared_field(name: str) -> None:
             assert isinstance(row.get(field), str) and row[field].strip(), (field, row)
     scored = [row[spec.scored_field] for row in rows]
     assert len(set(scored)) == len(scored), "duplicate scored texts"
+
+
+@pytest.mark.parametrize("name", ["faithfulness", "coherence"])
+def test_every_summary_states_only_numbers_its_source_has(name: str) -> None:
+    """The originals meet their criterion well, so an edit can always make one worse (a
+    correct 1-5 judge already at its floor cannot show a decrease). The exact reference that
+    applies to a summary, number fidelity, gives every original its top score, and enough of
+    them carry a number for the number edit to find examples."""
+    spec, path = _load(name)
+    rows = _examples(spec, path)
+    assert [number_fidelity(row) for row in rows] == [1.0] * len(rows)
+    assert sum(bool(NUMBER.search(row["summary"])) for row in rows) >= len(rows) // 2
 
 
 @pytest.mark.parametrize("name", SPEC_NAMES)
