@@ -9,13 +9,16 @@ from __future__ import annotations
 import unicodedata
 
 
-def printable(text: str) -> str:
+def printable(text: str, *, newlines: bool = False) -> str:
     """`text` with each control character written as an escape (`\\x1b`): an error line names
-    what the user gave, and a name holding an escape sequence must not drive the terminal."""
+    what the user gave, and a name or a generated text holding an escape sequence must not
+    drive the terminal (clear the screen, retitle the window). `newlines=True` keeps line
+    breaks, for a text that is several lines on purpose (a table cell, an estimate)."""
     if text.isprintable():
         return text
+    kept = " \t\n" if newlines else " \t"
     return "".join(
-        char if char in " \t" or unicodedata.category(char) != "Cc" else repr(char)[1:-1]
+        char if char in kept or unicodedata.category(char) != "Cc" else repr(char)[1:-1]
         for char in text
     )
 

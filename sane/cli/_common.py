@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from sane.errors import BudgetExceeded, InputError, SaneError, printable
 
@@ -71,8 +72,21 @@ app = _App(
     # plain (click-style) help: rich's panels print Python type names such as <bool>
     rich_markup_mode=None,
 )
-err = Console(stderr=True)
-out = Console()
+
+
+class TerminalConsole(Console):
+    """A console that shows every string it renders with its control characters escaped
+    (`\\x1b`; line breaks stay): plain lines (`say`, progress lines), markup lines, table
+    titles and cells all become text here, so this is the one place where a suite's generated
+    text (a recipe named with an escape sequence that clears the screen or retitles the
+    window) is kept from driving the terminal. Styles rich adds itself come after, unharmed."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(printable(text, newlines=True), **kwargs)
+
+
+err = TerminalConsole(stderr=True)
+out = TerminalConsole()
 
 
 def _print_version(value: bool) -> None:
@@ -100,13 +114,15 @@ EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as a shell reports a command it inter
 
 
 def say(text: str, *, to: Console = out, style: str | None = None) -> None:
-    """One line of plain text, exactly as given: no markup (a path may hold `[v2]`), no
-    highlighting, and never wrapped, so a path in a log stays one piece to copy (rich wraps
-    at 80 columns where the stream is not a terminal)."""
+    """One line of plain text, as given: no markup (a path may hold `[v2]`), no highlighting,
+    and never wrapped, so a path in a log stays one piece to copy (rich wraps at 80 columns
+    where the stream is not a terminal); control characters are escaped (TerminalConsole)."""
     to.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
 
 
 def fail(code: int, message: str) -> typer.Exit:
+    """Say `sane: MESSAGE` on stderr (one line: a line break in it is written as `\\n`) and
+    return the exit to raise."""
     say(f"sane: {printable(message)}", to=err)
     return typer.Exit(code)
 
@@ -177,6 +193,7 @@ def progress_display(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
         yield LineProgress(lambda line: say(line, to=err))
         return
     # rich.progress loads here, with the first bar: `sane --help` must start fast
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (
@@ -194,7 +211,9 @@ def progress_display(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
         if not tasks:
             bar.start()
         if stage not in tasks:
-            tasks[stage] = bar.add_task(stage, total=max(total, 1))
+            # a description is markup rendered by the bar itself, past TerminalConsole
+            shown = escape(printable(stage))
+            tasks[stage] = bar.add_task(shown, total=max(total, 1))
         bar.update(tasks[stage], completed=done if total else 1, total=max(total, 1))
 
     try:

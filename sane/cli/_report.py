@@ -13,7 +13,16 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from sane.cli._common import TrustSuiteCode, app, err, errors_to_exit_codes, out, say, trust_lines
+from sane.cli._common import (
+    TerminalConsole,
+    TrustSuiteCode,
+    app,
+    err,
+    errors_to_exit_codes,
+    out,
+    say,
+    trust_lines,
+)
 from sane.cli._llm_options import llm_options
 from sane.errors import InputError
 from sane.llm import LLMSettings
@@ -103,9 +112,7 @@ def _render(report: Report, format: str) -> str:
         return json.dumps(report.model_dump(mode="json"), indent=2)
     if format == "md":
         return render_markdown(report)
-    from rich.console import Console
-
-    console = Console(width=100, record=True, file=io.StringIO())
+    console = TerminalConsole(width=100, record=True, file=io.StringIO())
     for renderable in summary_renderables(report):
         console.print(renderable)
     return console.export_text().rstrip("\n")

@@ -18,11 +18,12 @@ from functools import cache
 from typing import Any, Literal
 from xml.etree import ElementTree
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 from sane.records import Requirement
 from sane.reporting._models import Report
+from sane.reporting.formatting import markdown_environment
 
 
 class Limits(BaseModel):
@@ -236,14 +237,9 @@ def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -
 
 @cache
 def _environment() -> Environment:
-    return Environment(
-        loader=PackageLoader("sane.reporting", "templates"),
-        undefined=StrictUndefined,
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+    """The report's markdown environment: the gate is printed in CI logs and summaries, so its
+    target names and summaries are inert markdown and printable text like the report's."""
+    return markdown_environment("sane.reporting")
 
 
 def render_gate(report: Report, result: GateResult) -> str:

@@ -1,17 +1,16 @@
 """Render a :class:`Report` as markdown through a jinja2 template.
 
 The layout lives in ``templates/report.md.j2`` (data, not code); this module only supplies
-the formatting filters, so that an undefined number prints as ``n/a`` rather than 0 and a
-table cell can never break the table.
+the formatting filters, so that an undefined number prints as ``n/a`` rather than 0, a
+table cell can never break the table, and no text from the suite renders as markdown
+(sane.reporting.formatting).
 """
 
 from __future__ import annotations
 
-import html
 from functools import cache
 
 from jinja2 import Environment
-from markupsafe import Markup
 
 from sane.manipulations.record import ROBUSTNESS
 from sane.relations import formula
@@ -28,13 +27,6 @@ from sane.validators.guards import guard_text
 DEFAULT_MAX_CARDS = 20
 CASES_PER_CARD = 5
 DEFAULT_MAX_ERRORS = 20
-CELL_LIMIT = 160
-
-
-def _cell(value: object, limit: int = CELL_LIMIT) -> str:
-    """One table cell: no pipes, newlines or raw HTML; long texts shortened with an ellipsis."""
-    text = html.escape(" ".join(str(value).split()), quote=False).replace("|", "\\|")
-    return Markup(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def _scores(values: dict[str, list[float | None]]) -> str:
@@ -47,7 +39,7 @@ def _scores(values: dict[str, list[float | None]]) -> str:
 @cache
 def _environment() -> Environment:
     return markdown_environment(
-        "sane.reporting", cell=_cell, scores=_scores, guard_text=guard_text, formula=formula
+        "sane.reporting", scores=_scores, guard_text=guard_text, formula=formula
     )
 
 
