@@ -183,7 +183,10 @@ def sentence_deletion(data: TransformInput) -> str:
 
 @register_transform(
     "meaningless_elongation",
-    operator="Append three fixed sentences that carry no information (a generic closing remark).",
+    # the fixed text is part of the instruction: whether it touches a criterion (a banned
+    # word, a number, a name) can only be read from the text itself
+    operator="Append these three fixed sentences, which carry no information, at the end: "
+    + FILLER,
 )
 def meaningless_elongation(data: TransformInput) -> str:
     """The same fixed filler sentences appended to every text (Xu et al. 2025)."""
@@ -212,7 +215,8 @@ _AUXILIARY = re.compile(
 
 
 @register_transform(
-    "change_number", operator="Change the first number written in digits to a different number."
+    "change_number",
+    operator="Change the first number written in digits to that number plus 7 (12 becomes 19).",
 )
 def change_number(data: TransformInput) -> str:
     """The first run of digits replaced by that number plus 7 (same text otherwise)."""

@@ -31,7 +31,7 @@ def qualify(
         list[str], typer.Option(metavar="MODEL", help="Oracle model to qualify; repeatable.")
     ],
     quick: Annotated[
-        bool, typer.Option(help="144 calls (the size `sane generate` runs) instead of ~700.")
+        bool, typer.Option(help="131 calls (the size `sane generate` runs) instead of ~670.")
     ] = False,
     seed: Annotated[int, typer.Option(help="Sampling seed (and the quick run's sample).")] = 0,
     format: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",

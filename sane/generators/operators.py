@@ -53,7 +53,9 @@ def grid_recipes(capability_id: str, generator: str = NAME) -> list[Recipe]:
     (operator,) = [o for o in OPERATORS if _capability_id(o) == capability_id]
     return [
         Recipe(
-            id=f"rec-{operator.replace('_', '-')}-{kind.replace('_', '-')}",
+            # the id is opaque about the relation: prompts show it (a case's id is built on
+            # it), and "rec-blank-lines-decrease" would answer the question it asks
+            id=f"rec-{operator.replace('_', '-')}-{number}",
             capability_id=capability_id,
             requirement=KINDS[kind].home,
             name=f"{operator.replace('_', ' ')}: {kind.replace('_', ' ')}",
@@ -64,7 +66,7 @@ def grid_recipes(capability_id: str, generator: str = NAME) -> list[Recipe]:
             generator=generator,
             transform=operator,
         )
-        for kind in pair_kinds()
+        for number, kind in enumerate(pair_kinds(), start=1)
     ]
 
 

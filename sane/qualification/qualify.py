@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -36,8 +37,10 @@ from sane.inputs import load_spec
 from sane.panel.ballots import TEXTS_EXCHANGED, TURNED_ROUND, DirectionBallot
 from sane.panel.oracle import OraclePanel
 from sane.prompts import messages
-from sane.qualification.record import MIN_ANSWERED, Figure, Qualification
+from sane.qualification.record import MIN_ANSWERED, Figure, Miss, Qualification
 from sane.qualification.references import REFERENCES, Reference
+from sane.relations import predicts
+from sane.reporting.formatting import markdown_cell as cell
 from sane.records import (
     Case,
     Decision,
@@ -47,23 +50,24 @@ from sane.records import (
     Recipe,
     RunConfig,
     ScorerSpec,
+    Vote,
 )
 from sane.simulation.params import is_simulated, with_truth
 from sane.simulation.prompt_reader import Asked
-from sane.simulation.truth import GroundTruth, load_truth
+from sane.simulation.truth import GroundTruth, direction, load_truth
 from sane.stats import pass_rate_ci
 
 if TYPE_CHECKING:
     from sane.llm import LLMClient
 
 THRESHOLDS = Path(__file__).resolve().parent / "thresholds.json"
-QUICK_ALIGNMENT = 90  # + 27 direction pairs (54 calls): 144 calls, within 150
+QUICK_ALIGNMENT = 90  # + 21 knowable direction pairs (42 calls): 131 calls, within 150
 
 
 def quick_calls() -> int:
-    """The calls of a quick qualification: each edit's direction on each criterion asked
-    both ways round, and the sample of alignment claims."""
-    return 2 * len(grid_capabilities()) * len(REFERENCES) + QUICK_ALIGNMENT
+    """The calls of a quick qualification: each knowable edit's direction on each criterion
+    asked both ways round, and the sample of alignment claims."""
+    return sum(item.calls for item in questions("quick-calls", quick=True))
 
 
 def figure(count: int, of: int) -> Figure:
@@ -111,26 +115,54 @@ class Item:
         return 2 if self.direction else 1  # a direction is asked both ways round
 
 
+KNOWABLE_SHARE = 0.8
+"""An edit's alignment and blind direction questions are asked only where at least this share of
+the examples it changes move the reference's score one way. Those questions show the edit and
+never the texts, so below it the keyed answer depends on which texts were chosen (deleting a
+sentence raises a banned-word score only where the sentence held a banned word) and a careful
+reader cannot know it from the prompt (docs/validity.md, "What the qualification asks")."""
+
+
+def knowable(truth: GroundTruth, edit: str) -> bool:
+    """Whether the edit's effect on the criterion can be read from its instruction alone: the
+    examples it changes move one way (at least KNOWABLE_SHARE of them)."""
+    moves = Counter(direction(before, after) for before, after in truth.changed(edit))
+    total = sum(moves.values())
+    return total > 0 and moves.most_common(1)[0][1] >= KNOWABLE_SHARE * total
+
+
+def unknowable_edits() -> dict[str, list[str]]:
+    """Per reference criterion, the edits whose instruction-only questions are left out."""
+    edits = [str(grid_recipes(capability.id)[0].transform) for capability in grid_capabilities()]
+    truths = {
+        reference.name: load_truth(reference.ref, reference.spec, reference.examples)
+        for reference in REFERENCES.values()
+    }
+    return {name: [e for e in edits if not knowable(truth, e)] for name, truth in truths.items()}
+
+
 def _items(reference: Reference, truth: GroundTruth, model: str, full: bool) -> Iterator[Item]:
-    """The alignment question on every grid recipe, the blind direction question on every
-    edit, and (full) the direction question on every example an edit changes."""
+    """The alignment question on every grid recipe and the blind direction question on every
+    edit whose effect is knowable from its instruction, and (full) the direction question on
+    every example an edit changes (its texts shown, so always knowable)."""
     name, scored = reference.name, reference.scored
     for capability in grid_capabilities():
         recipes = grid_recipes(capability.id)
-        for recipe in recipes:
-            assert isinstance(recipe.relation, PairRelation)
-            right = truth.recipe_holds(recipe.instruction, recipe.relation)
-            yield Item(name, f"{name}:{recipe.id}", recipe, "vote_alignment.j2", right, model)
         probe = recipes[0]  # the blind question never shows the relation
-        blind = Asked(
-            "vote:direction",
-            instruction=probe.instruction,
-            perturbed_role="perturbed",
-            compared="original",
-            judged="perturbed",
-        )
-        subject = f"{name}:{capability.id}"
-        yield Item(name, subject, probe, "vote_direction.j2", truth.answer(blind), model)
+        if knowable(truth, str(probe.transform)):
+            for recipe in recipes:
+                assert isinstance(recipe.relation, PairRelation)
+                right = truth.recipe_holds(recipe.instruction, recipe.relation)
+                yield Item(name, f"{name}:{recipe.id}", recipe, "vote_alignment.j2", right, model)
+            blind = Asked(
+                "vote:direction",
+                instruction=probe.instruction,
+                perturbed_role="perturbed",
+                compared="original",
+                judged="perturbed",
+            )
+            subject = f"{name}:{capability.id}"
+            yield Item(name, subject, probe, "vote_direction.j2", truth.answer(blind), model)
         if not full:
             continue
         for index, example in enumerate(truth.examples):
@@ -211,16 +243,60 @@ async def _decide(client: LLMClient, config: RunConfig, item: Item) -> PanelDeci
     return await panel.decide(item.subject, question, prompt, ballot, contrast=contrast)
 
 
+def _asked(item: Item) -> str:
+    """What an item's question showed, in one line (for the list of misses)."""
+    shown = f"{item.criterion}: {item.recipe.instruction}"
+    if not item.direction:
+        return f"{shown} -> predicts {predicts(item.recipe.relation)}"
+    if item.case is None:
+        return f"{shown} -> direction of the edited text on most texts"
+    return f"{shown} -> direction of the edited text on case {item.case.id}"
+
+
+def _miss(item: Item, vote: Vote) -> Miss | None:
+    """The vote as a miss, or None when it answered right (both ways round, for a direction)."""
+    if not item.direction:
+        said = vote.decision.value
+        keyed = "yes" if item.truth else "no"
+        rationale = vote.rationale or ""
+    else:
+        raw = json.loads(vote.raw)
+        as_asked, exchanged = raw["as_asked"], raw[TEXTS_EXCHANGED]
+        turned = TURNED_ROUND[exchanged["answer"]]
+        if as_asked["answer"] == turned == item.truth:
+            return None
+        said = f"{as_asked['answer']}; asked the other way round: {turned} (turned back)"
+        keyed = str(item.truth)
+        rationale = " | ".join(
+            filter(None, (as_asked.get("rationale"), exchanged.get("rationale")))
+        )
+    if said == keyed:
+        return None
+    question = "alignment" if not item.direction else "direction"
+    return Miss(
+        subject=item.subject,
+        question=question,
+        asked=_asked(item),
+        keyed=keyed,
+        answered=said,
+        rationale=rationale,
+    )
+
+
 def score(model: str, quick: bool, decided: list[tuple[Item, PanelDecision]]) -> Qualification:
     """The figures and verdicts from the panel's answers (an error is no answer)."""
     right = answers = consistent = pairs = false_yes = wrong_claims = answered_calls = 0
     errors: list[str] = []
+    misses: list[Miss] = []
     for item, decision in decided:
         (vote,) = decision.votes
         if vote.error is not None:
             errors.append(vote.error)
             continue
         answered_calls += item.calls
+        missed = _miss(item, vote)
+        if missed is not None:
+            misses.append(missed)
         if not item.direction:
             said_yes = vote.decision is Decision.yes
             right += said_yes == item.truth
@@ -257,6 +333,7 @@ def score(model: str, quick: bool, decided: list[tuple[Item, PanelDecision]]) ->
             for panel, need in needed.items()
         },
         errors=list(dict.fromkeys(errors))[:3],
+        misses=misses,
     )
 
 
@@ -294,5 +371,26 @@ def render(qualification: Qualification) -> str:
         *(f"- {q.verdict(panel)}" for panel in q.thresholds),
         f"- accuracy each panel needs: {needed} ({q.thresholds_source})",
         *(f"- error: {error}" for error in q.errors),
+        *_render_misses(q.misses),
     ]
     return "\n".join(lines)
+
+
+def _render_misses(misses: list[Miss]) -> list[str]:
+    """The questions the model missed, with its answer and reason: whether a miss is the
+    model's or the question's is for the reader to see."""
+    if not misses:
+        return []
+    rows = [
+        f"| {cell(m.subject)} | {cell(m.asked, 300)} | {cell(m.keyed)} | {cell(m.answered)} "
+        f"| {cell(m.rationale, 300)} |"
+        for m in misses
+    ]
+    return [
+        "",
+        f"### Missed questions ({len(misses)})",
+        "",
+        "| question | what it showed | keyed | answered | the model's reason |",
+        "|---|---|---|---|---|",
+        *rows,
+    ]

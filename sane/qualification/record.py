@@ -27,6 +27,18 @@ class Figure(Record):
         return f"{self.rate:.2f} [{self.ci[0]:.2f}, {self.ci[1]:.2f}] ({self.count}/{self.of})"
 
 
+class Miss(Record):
+    """A question the model got wrong, as a user reads it to see whose the miss is: the
+    model's, or the question's (a question whose keyed answer its prompt does not settle)."""
+
+    subject: str
+    question: str  # alignment, or direction (the blind question, or on a case's texts)
+    asked: str  # what the question showed, in one line
+    keyed: str
+    answered: str
+    rationale: str = ""
+
+
 class Qualification(Record):
     """One oracle model's qualification, stored with the suites made with it."""
 
@@ -43,6 +55,7 @@ class Qualification(Record):
     thresholds_source: str
     qualifies: dict[str, bool] = Field(default_factory=dict)
     errors: list[str] = Field(default_factory=list)  # the first few, for the reader
+    misses: list[Miss] = Field(default_factory=list)  # every wrong answer, in asking order
 
     def verdict(self, panel: str) -> str:
         """One line: whether the model qualifies for `panel`, and why."""

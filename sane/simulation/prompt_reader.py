@@ -24,7 +24,7 @@ _DIRECTION_INSTRUCTION = re.compile(
     r'^Instruction \(how the "([^"]*)" text is made from the "([^"]*)" text\): (.*)$', re.MULTILINE
 )
 _DIRECTION_ROLES = re.compile(
-    r'Compared with the "([^"]*)" text\'s score, the "([^"]*)" text\'s score is:'
+    r'compared with the "([^"]*)" text\'s score, the "([^"]*)" text\'s score is:', re.IGNORECASE
 )
 _CASE_DIRECTION_ROLES = re.compile(
     r'Compared with the score the "([^"]*)" text deserves, the "([^"]*)" text deserves'

@@ -68,7 +68,7 @@ def test_a_model_that_errors_is_not_qualified_and_its_errors_are_shown(tmp_path:
     found = asyncio.run(qualification.qualify(client, "scripted"))
     assert found.answered == 0 and found.accuracy.rate is None
     assert not any(found.qualifies.values()) and "no rule matches" in found.errors[0]
-    assert "only 0 of 144 calls answered" in found.verdict("contrastive")
+    assert "only 0 of 131 calls answered" in found.verdict("contrastive")
 
 
 def test_the_status_says_unqualified_first_when_a_model_was_never_qualified() -> None:
@@ -88,7 +88,7 @@ def test_the_command_prints_figures_and_refuses_bad_input(tmp_path: Path) -> Non
         app, ["qualify", "--oracle-model", model, "--quick", "--cache", cache, "-f", "json"]
     )
     (document,) = json.loads(result.stdout)
-    assert document["calls"] == 144 and document["simulated"] is True
+    assert document["calls"] == 131 and document["simulated"] is True
     bad = runner.invoke(app, ["qualify", "--oracle-model", "sim/accuracy=2,truth=a:b"])
     assert bad.exit_code == 2 and "accuracy" in bad.output
 
