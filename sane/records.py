@@ -244,6 +244,7 @@ class Vote(Record):
     rationale: str = ""
     model: str
     sample_index: int
+    seed: int | None = None  # the vote's own sampling seed (sane.panel.oracle.vote_seed)
     raw: str = ""
     error: str | None = None
     # the keys of the model calls behind this vote (two for a contrastive ballot, more

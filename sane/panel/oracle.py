@@ -1,7 +1,10 @@
 """The oracle panel: k independent votes, strict majority, unresolved is invalid.
 
 Votes are spread over the panel's models round-robin and numbered by sample
-index, so k votes are k distinct cache entries and a rerun replays them.
+index, so k votes are k distinct cache entries and a rerun replays them. Each vote is also
+its own request: it carries a sampling seed of its own (`vote_seed`, from the run's seed and
+the vote's index, stored with the vote), so behind a seeded server (vLLM, llama.cpp's server,
+OpenAI's `seed`) k votes are k samples, not one answer counted k times.
 A vote whose call or parse fails is stored as `unresolved` with the error,
 and it can never count toward a majority.
 
@@ -24,6 +27,7 @@ of what a vote generates, and the answer does not get better for it (docs/validi
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from typing import TYPE_CHECKING
 
@@ -39,6 +43,15 @@ if TYPE_CHECKING:  # the client (litellm) loads when a run starts, not on import
     from sane.panel.kinds import PanelQuestion
 
 Prompt = list[dict[str, str]]
+
+
+def vote_seed(run_seed: int, index: int) -> int:
+    """The sampling seed of a decision's vote `index`: derived from the run's seed and the
+    index by a hash, so votes differ from each other and a run with another seed shares none
+    of them (run_seed + index would give seed 1's vote 0 the same draw as seed 0's vote 1).
+    Below 2**31, which every provider takes."""
+    digest = hashlib.sha256(f"vote:{run_seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
 
 
 def majority(votes: list[Vote], k: int) -> Decision:
@@ -98,7 +111,7 @@ class OraclePanel:
             shape_shown=True,  # vote_call ends the prompt with `Return {...}`
             sample_index=index,
             temperature=self.temperature,
-            seed=self.seed,
+            seed=vote_seed(self.seed, index),
         )
 
     async def _vote(
@@ -115,6 +128,7 @@ class OraclePanel:
             "question": question,
             "model": model,
             "sample_index": index,
+            "seed": vote_seed(self.seed, index),
         }
         prompt, contrast = prompts
         with capture_transcripts() as keys:
