@@ -14,6 +14,7 @@ import hashlib
 import importlib
 import inspect
 import sys
+import sysconfig
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,6 +54,30 @@ def check_ref(ref: str | None, field: str, file: str = "spec") -> None:
             f"'{ref}' names the standard library ('{top}'); a python target must be a "
             "function of your own module",
         )
+
+
+# Folders of code that is nobody's scorer: any function there is a gadget a received suite can
+# name (`sympy:sympify` evaluates the case text it is given), whatever its file's hash.
+_PACKAGE_FOLDERS = frozenset({"site-packages", "dist-packages"})
+
+
+def _stdlib_folders() -> tuple[Path, ...]:
+    paths = sysconfig.get_paths()
+    return tuple(Path(paths[key]).resolve() for key in ("stdlib", "platstdlib") if key in paths)
+
+
+def library_code(path: Path) -> str | None:
+    """What `path` belongs to when it is not its user's own code: an installed package (in a
+    site-packages or dist-packages folder), the standard library, or sane itself; None for a
+    module of the user's own. A stored ref run with `--trust-suite-code` must be the latter."""
+    resolved = path.resolve()
+    if _PACKAGE_FOLDERS & set(resolved.parts):
+        return "an installed package"
+    if any(resolved.is_relative_to(folder) for folder in _stdlib_folders()):
+        return "the standard library"
+    if resolved.is_relative_to(Path(__file__).resolve().parents[1]):
+        return "sane itself"
+    return None
 
 
 def search_folder(folder: Path | None) -> None:

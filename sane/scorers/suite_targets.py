@@ -23,7 +23,13 @@ from sane.records import ScorerSpec, SuiteTarget, TargetConfig
 from sane.scorers import BuildContext, build_target
 from sane.scorers.llm_judge import read_rubric
 from sane.scorers.python_fn import KIND as PYTHON_KIND
-from sane.scorers.python_fn import check_ref, module_file, module_sha256, search_folder
+from sane.scorers.python_fn import (
+    check_ref,
+    library_code,
+    module_file,
+    module_sha256,
+    search_folder,
+)
 
 # What makes two specs the same scorer: a target may change, these may not.
 SCORER_FIELDS = ("name", "criterion", "fields", "scored_field", "output")
@@ -110,10 +116,13 @@ def runnable(
 
 
 def verify_code(target: SuiteTarget, suite: str) -> None:
-    """Refuse a stored python target whose ref names the standard library, or whose module
-    file is not the one the suite recorded; checked before anything is imported."""
+    """Refuse a stored python target whose ref names the standard library, an installed
+    package or sane, or whose module file is not the one the suite recorded; checked before
+    anything is imported. Trust is in the user's own modules: a hash cannot tell a gadget
+    from a scorer when the gadget is a package file that is the same on every machine."""
     field = f"targets.{target.config.name}.ref"
     check_ref(target.config.ref, field, suite)
+    refuse_library_code(str(target.config.ref), field, suite)
     found = module_sha256(str(target.config.ref))
     module = str(target.config.ref).partition(":")[0]
     if found is None and target.code_sha256 is not None:  # a moved suite, its code left behind
@@ -132,6 +141,19 @@ def verify_code(target: SuiteTarget, suite: str) -> None:
             f"its module file ({where or 'not found'}, sha256 {(found or 'none')[:12]}) is not "
             f"the one this suite recorded (sha256 {recorded}); give its spec with --spec to "
             "declare it on this run",
+        )
+
+
+def refuse_library_code(ref: str, field: str, suite: str) -> None:
+    """Refuse a stored ref whose module file is not the user's own (python_fn.library_code)."""
+    where = module_file(ref)
+    owner = library_code(where) if where is not None else None
+    if owner is not None:
+        raise InputError(
+            suite,
+            field,
+            f"'{ref}' belongs to {owner} ({where}), not to a module of your own; "
+            "--trust-suite-code runs only your own modules: give a spec with --spec to run it",
         )
 
 

@@ -2,9 +2,10 @@
 
 A python target is a `module:function` that the suite's author named. `sane execute SUITE`
 imports it only when a spec given on this run declares it (`--spec`) or with
-`--trust-suite-code`, and then only if its module file is the one the suite recorded; any
-other is listed as not run and never imported. Refs to the standard library and builtins are
-refused at spec load, and in a stored suite even with trust. Each test below fails on the code
+`--trust-suite-code`, and then only if its module file is the user's own (not an installed
+package's, the standard library's or sane's) and the one the suite recorded; any other is
+listed as not run and never imported. Refs to the standard library and builtins are refused
+at spec load, and in a stored suite even with trust. Each test below fails on the code
 before this rule: `sane execute` imported and called whatever the suite named.
 """
 
@@ -187,3 +188,83 @@ def test_rank_on_human_data_refuses_suite_code_without_trust(authored: Path) -> 
     code, _, err = cli(*argv)
     assert code == 2 and "not run: code target from the suite" in err, err
     assert "author_targets" not in sys.modules and not (authored / "imported").exists()
+
+
+GADGET_CODE = """
+from pathlib import Path
+Path({imported!r}).write_text("imported")
+
+
+def run(record):
+    Path({called!r}).write_text(str(record))  # e.g. a shell command from the case text
+    return 3.0
+"""
+
+
+def _stored_gadget(suite: Path, ref: str) -> None:
+    """A hostile author's suite naming a function of an installed package, with the SHA-256
+    of that package's module file (the same file on every machine that installed it), so the
+    hash check passes."""
+    from sane.scorers.python_fn import module_sha256
+
+    _stored_ref(suite, "author", ref)
+    conn = sqlite3.connect(suite)
+    (row,) = conn.execute("select json from targets where name = 'author'").fetchall()
+    target = json.loads(row[0])
+    target["code_sha256"] = module_sha256(ref)
+    assert target["code_sha256"] is not None, ref
+    conn.execute("update targets set json = ? where name = 'author'", [json.dumps(target)])
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("folder", ["site-packages", "dist-packages"])
+def test_trust_does_not_reach_an_installed_package(
+    authored: Path, monkeypatch: pytest.MonkeyPatch, folder: str
+) -> None:
+    """With --trust-suite-code, any installed package served as a gadget (`sympy:sympify`
+    evaluates case text); only the user's own modules are trusted."""
+    packages = authored / "lib" / folder
+    packages.mkdir(parents=True)
+    (packages / "gadget_pkg.py").write_text(
+        GADGET_CODE.format(imported=str(authored / "imported"), called=str(authored / "called"))
+    )
+    monkeypatch.syspath_prepend(str(packages))
+    monkeypatch.delitem(sys.modules, "gadget_pkg", raising=False)
+    _stored_gadget(authored / "suite.db", "gadget_pkg:run")
+    code, _, err = _execute(authored, "--trust-suite-code")
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "targets.author.ref" in err and "installed package" in err
+    assert "gadget_pkg" not in sys.modules  # refused before anything was imported
+    assert not (authored / "imported").exists() and not (authored / "called").exists()
+
+
+@pytest.mark.parametrize(
+    "ref", ["yaml:unsafe_load", "setuptools._distutils.spawn:spawn", "sympy:sympify"]
+)
+def test_trust_does_not_reach_a_real_installed_gadget(authored: Path, ref: str) -> None:
+    _stored_gadget(authored / "suite.db", ref)
+    code, _, err = _execute(authored, "--trust-suite-code")
+    assert code == 2, err
+    assert "targets.author.ref" in err and "installed package" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_trust_does_not_reach_sanes_own_code(authored: Path) -> None:
+    _stored_gadget(authored / "suite.db", "sane.api:execute")
+    code, _, err = _execute(authored, "--trust-suite-code")
+    assert code == 2, err
+    assert "targets.author.ref" in err and "sane itself" in err
+
+
+def test_a_spec_given_on_this_run_may_name_an_installed_package(tiny: Path) -> None:
+    """A spec is the user's own word: it may still name any module (the stdlib aside)."""
+    spec = yaml.safe_load((tiny / "tiny_spec.yaml").read_text())
+    spec["targets"] = [{"name": "lib", "kind": "python", "ref": "numpy:size"}]  # a dict: 1
+    (tiny / "spec.yaml").write_text(yaml.safe_dump(spec))
+    code, _, err = cli("generate", tiny / "spec.yaml", "--suite", tiny / "suite.db",
+                       *scripted_args(tiny))  # fmt: skip
+    assert code == 0, err
+    code, _, err = _execute(tiny, "--spec", tiny / "spec.yaml")
+    assert code == 0, err
