@@ -143,12 +143,18 @@ def faithful_case(
 
 
 def decoy(recipe: Recipe, case: Case, others: Iterable[Recipe]) -> tuple[Recipe, Case] | None:
-    """Negative control: the case with the instruction of the least similar other recipe."""
+    """Negative control: the case with the instruction of the least similar other recipe.
+
+    Only a recipe with the same variant roles lends its instruction: a decoy must look like
+    the questions it hides among, and an instruction for two texts shown over a case of four
+    is a form a reader can spot without reading what was changed."""
     words = set(recipe.instruction.casefold().split())
     candidates = [
         other
         for other in others
-        if other.id != recipe.id and other.instruction.strip() != recipe.instruction.strip()
+        if other.id != recipe.id
+        and other.instruction.strip() != recipe.instruction.strip()
+        and other.variant_roles == recipe.variant_roles
     ]
     if not candidates:
         return None
