@@ -316,8 +316,13 @@ def render_estimate(estimate: Estimate) -> str:
 def estimate_inputs(
     spec: str, config: RunConfig, *, examples: str | Path | None = None
 ) -> Estimate:
-    """Validate a generate command's inputs as a real run would, then estimate it."""
+    """Validate a generate command's inputs as a real run would (the spec's targets checked on
+    its first example as `generate` freezes them: a rubric that does not render is refused
+    here too), then estimate it."""
+    from sane.scorers.suite_targets import freeze_targets
+
     scorer, spec_path = load_spec(spec)
     rows = load_examples(scorer, examples_path(scorer, spec_path, examples))
+    freeze_targets(scorer, spec_path.parent, str(spec), example=rows[0])
     check_models(config)
     return estimate_generate(scorer, rows, config)

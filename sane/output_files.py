@@ -40,6 +40,27 @@ def _refused(out: Path, option: str, exc: OSError | None = None) -> InputError:
     return InputError(str(out), option, problem)
 
 
+def check_output_file(out: Path, option: str) -> None:
+    """Refuse an output path that cannot be written (a folder, a missing folder, a read-only
+    one), by trying what writing it first does: a command that pays for calls before it
+    writes (`sane qualify --out`) checks here first, so a bad path costs nothing."""
+    out = Path(out)
+    if out.is_dir() or not out.parent.is_dir():
+        raise _refused(out, option)
+    try:
+        fd, probe = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".part")
+    except OSError as exc:
+        raise _refused(out, option, exc) from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+def check_output_folder(folder: Path, option: str) -> None:
+    """Refuse, before anything is written, a folder for a command's outputs that is a file."""
+    if Path(folder).exists() and not Path(folder).is_dir():
+        raise InputError(str(folder), option, "is a file, not a folder")
+
+
 def write_atomic(out: Path, write: Callable[[TextIO], None], option: str) -> None:
     """Write a file with `write(handle)`; any failure to write is an InputError naming
     `option` (the file keeps what it held), anything `write` raises propagates unchanged."""

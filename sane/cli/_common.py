@@ -127,12 +127,17 @@ def fail(code: int, message: str) -> typer.Exit:
     return typer.Exit(code)
 
 
+def refused(exc: InputError) -> typer.Exit:
+    """Bad input's one line, `sane: error: FILE: FIELD: problem`, and the exit (2) to raise."""
+    return fail(EXIT_BAD_INPUT, f"error: {exc}")
+
+
 @contextmanager
 def errors_to_exit_codes() -> Iterator[None]:
     try:
         yield
     except InputError as exc:
-        raise fail(EXIT_BAD_INPUT, f"error: {exc}") from None
+        raise refused(exc) from None
     except BudgetExceeded as exc:
         raise fail(EXIT_BUDGET, f"stopped at budget: {exc}; rerun the same command to resume")
     except KeyboardInterrupt:

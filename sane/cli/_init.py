@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from sane.cli._common import app, errors_to_exit_codes, say
+from sane.output_files import check_output_folder
 
 
 @app.command()
@@ -26,6 +27,7 @@ def init(
 
     with errors_to_exit_codes():
         where = folder or Path(name)
+        check_output_folder(where, "--dir" if folder else "NAME")
         written = write_starter(where, name)
     say(f"wrote {len(written)} files into {where}/: " + ", ".join(p.name for p in written))
     say(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from sane.cli._options import Option, fields_of, option_group
+from sane.cli._options import Option, fields_of, finite_at_least, option_group
 from sane.errors import InputError
 
 if TYPE_CHECKING:
@@ -78,18 +78,31 @@ OPTIONS: dict[str, Option] = {
         Option(
             "max_calls",
             "max_calls",
-            Annotated[int | None, typer.Option(help="Stop after this many uncached LLM calls.")],
+            Annotated[
+                int | None,
+                typer.Option(
+                    callback=finite_at_least(0), help="Stop after this many uncached LLM calls."
+                ),
+            ],
         ),
         Option(
             "max_cost",
             "max_cost",
-            Annotated[float | None, typer.Option(help="Stop once this many USD are spent.")],
+            Annotated[
+                float | None,
+                typer.Option(
+                    callback=finite_at_least(0), help="Stop once this many USD are spent."
+                ),
+            ],
         ),
         Option(
             "llm_timeout",
             "timeout_s",
             Annotated[
-                float, typer.Option(min=1, help="Seconds one LLM call may take once it runs.")
+                float,
+                typer.Option(
+                    callback=finite_at_least(1), help="Seconds one LLM call may take once it runs."
+                ),
             ],
         ),
     )
@@ -110,14 +123,23 @@ def settings_from(values: dict[str, Any], fixed: dict[str, Any] | None = None) -
     """`LLMSettings` from option values (by option name); a bad value is bad input."""
     from sane.llm import LLMSettings
 
-    script, router = values.get("script"), values.get("router")
-    if script is not None and not script.is_file():
-        raise InputError(str(script), "--script", "file not found")
-    if router is not None and not router.is_file():
-        raise InputError(str(router), "--router", "file not found")
+    _check_file(values.get("script"), "--script", exists=True)
+    _check_file(values.get("router"), "--router", exists=True)
+    _check_file(values.get("cache"), "--cache", exists=False)  # created where absent
     fields = fields_of(OPTIONS, values)
     fields["rate_limits"] = _rate_limits(values.get("rate_limit"))  # PROVIDER=RPM pairs parsed
     return LLMSettings(**{**fields, **(fixed or {})})
+
+
+def _check_file(path: Path | None, option: str, *, exists: bool) -> None:
+    """Refuse a file option that names a folder (a cache there failed later as a storage
+    error that blamed the suite) or, where it must exist, nothing."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise InputError(str(path), option, "is a folder, not a file")
+    if exists and not path.is_file():
+        raise InputError(str(path), option, "file not found")
 
 
 def _rate_limits(items: list[str] | None) -> dict[str, float]:

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import typer
 from pydantic import BaseModel
+
+from sane.errors import InputError
 
 Build = Callable[[dict[str, Any]], Any]
 FIELD_DEFAULT: Any = object()  # the option's default is its field's default in the model
@@ -93,3 +97,21 @@ def option_group(
 def fields_of(options: dict[str, Option], values: dict[str, Any]) -> dict[str, Any]:
     """Option values keyed by the fields they fill."""
     return {options[name].field: value for name, value in values.items()}
+
+
+def finite_at_least(minimum: float) -> Callable[..., Any]:
+    """An option callback (`typer.Option(callback=finite_at_least(0))`) refusing a value that
+    is not a finite number >= `minimum`: click's ranges let `inf` through (`--interval inf`
+    then overflowed) and report a bad value in four lines of usage, while a bad option is
+    bad input like any other, refused in one line naming it before anything runs."""
+
+    def check(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
+        if value is None or (math.isfinite(value) and value >= minimum):
+            return value
+        from sane.cli._common import refused
+
+        option = param.opts[0] if param.opts else str(param.name)
+        problem = f"must be a finite number >= {minimum:g}, got {value}"
+        raise refused(InputError(None, option, problem))
+
+    return check

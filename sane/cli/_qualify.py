@@ -19,7 +19,7 @@ from sane.cli._common import Quiet, app, err, errors_to_exit_codes, say
 from sane.cli._llm_options import llm_options
 from sane.errors import InputError
 from sane.llm import LLMSettings
-from sane.output_files import write_text_atomic
+from sane.output_files import check_output_file, write_text_atomic
 
 FORMATS = ("md", "json")
 
@@ -47,6 +47,8 @@ def qualify(
     with errors_to_exit_codes():
         if format not in FORMATS:
             raise InputError(None, "--format", f"unknown format '{format}' (md, json)")
+        if out_file is not None:  # before the calls: a bad path must not cost them
+            check_output_file(out_file, "--out")
         found = []
         for model in oracle_model:
             if not quiet:

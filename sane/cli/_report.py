@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -55,11 +56,14 @@ def _read_human(path: Path) -> dict[str, float]:
         if len(row) != 2:
             raise InputError(str(path), f"row {number}", "expected two columns: target,score")
         try:
-            scores[row[0].strip()] = float(row[1])
+            score = float(row[1])
         except ValueError:
             if number == 1:
                 continue
             raise InputError(str(path), f"row {number}.score", "not a number") from None
+        if not math.isfinite(score):  # `nan` parses, and would rank silently anywhere
+            raise InputError(str(path), f"row {number}.score", f"not a finite number: {row[1]}")
+        scores[row[0].strip()] = score
     if not scores:
         raise InputError(str(path), None, "no target,score rows")
     return scores
