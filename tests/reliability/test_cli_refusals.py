@@ -45,18 +45,53 @@ def work(tmp_path: Path) -> Path:
         (["execute", "{suite}", "--max-cost", "nan"], "--max-cost", "finite number >= 0"),
         (["execute", "{suite}", "--max-cost", "-1"], "--max-cost", "finite number >= 0"),
         (["execute", "{suite}", "--max-calls", "-1"], "--max-calls", "finite number >= 0"),
-        (["generate", "{spec}", "--suite", "{suite}", "--model", "scripted", "--dry-run",
-          "--max-calls", "-1"], "--max-calls", "finite number >= 0"),  # fmt: skip
-        (["generate", "{spec}", "--suite", "{suite}", "--model", "scripted",
-          "--max-cost", "inf"], "--max-cost", "finite number >= 0"),  # fmt: skip
+        (
+            [
+                "generate",
+                "{spec}",
+                "--suite",
+                "{suite}",
+                "--model",
+                "scripted",
+                "--dry-run",
+                "--max-calls",
+                "-1",
+            ],
+            "--max-calls",
+            "finite number >= 0",
+        ),
+        (
+            [
+                "generate",
+                "{spec}",
+                "--suite",
+                "{suite}",
+                "--model",
+                "scripted",
+                "--max-cost",
+                "inf",
+            ],
+            "--max-cost",
+            "finite number >= 0",
+        ),
         (["execute", "{suite}", "--llm-timeout", "nan"], "--llm-timeout", "finite number >= 1"),
         (["execute", "{suite}", "--cache", "{folder}"], "--cache", "is a folder"),
         (["init", "judge", "--dir", "{file}"], "--dir", "is a file, not a folder"),
         (["init", "{file}"], "NAME", "is a file, not a folder"),
     ],
-    ids=["interval inf", "interval nan", "max-cost nan", "max-cost -1", "max-calls -1",
-         "dry-run max-calls -1", "max-cost inf", "llm-timeout nan", "cache folder",
-         "init --dir file", "init NAME file"],  # fmt: skip
+    ids=[
+        "interval inf",
+        "interval nan",
+        "max-cost nan",
+        "max-cost -1",
+        "max-calls -1",
+        "dry-run max-calls -1",
+        "max-cost inf",
+        "llm-timeout nan",
+        "cache folder",
+        "init --dir file",
+        "init NAME file",
+    ],
 )
 def test_a_bad_option_is_refused_in_one_line(
     work: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str], option: str, words: str
