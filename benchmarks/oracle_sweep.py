@@ -16,7 +16,11 @@ oracle refuses them (an error, recorded as such), and they are counted apart (``
 
 For accuracy in {0.55, 0.65, 0.75, 0.85, 0.95, 1.0}, correlation in {0, 0.2}, the panels plain,
 contrastive and blind, ``--seeds`` seeds and every criterion, one suite each; per
-``PANEL/accuracy/correlation``, pooled over seeds and criteria:
+``PANEL/accuracy/correlation``, pooled over seeds and criteria. ``--difficulties`` adds the
+oracle's item-level error (``difficulty``, sane.simulation.params: some questions misread on
+every vote, others never); a setting with a difficulty is keyed
+``PANEL/accuracy/correlation/dDIFFICULTY`` (difficulty 0, the default, adds nothing to the key,
+the cell's file name or the oracle string, so stored cells stay valid):
 
   reference_false_fault_rate   reference faults / reference cases run (0 at accuracy 1.0)
   mutation_score               mutants faulted on a family the reference passes / mutants
@@ -27,12 +31,16 @@ contrastive and blind, ``--seeds`` seeds and every criterion, one suite each; pe
   oracle_calls_per_validated_family
 
 The last line is one JSON object: the table, plus ``threshold`` (per panel, the lowest swept
-accuracy from which on, at correlation 0.2, every target below is met), ``failing_below``
-(the swept accuracy just below it, where a target failed), ``threshold_by_correlation``, ``targets``, ``checks`` (accuracy 1.0 exact; controls catch bad suites) and
+accuracy from which on, at correlation 0.2 and difficulty 0, every target below is met),
+``failing_below`` (the swept accuracy just below it, where a target failed),
+``threshold_by_correlation`` (the same per swept correlation, and difficulty where not 0),
+``targets``, ``checks`` (accuracy 1.0 exact; controls catch bad suites) and
 ``simulated: true``. Cells are stored under --out, so a stopped sweep resumes.
 
     .venv/bin/python benchmarks/bench_validity.py --oracle-sweep            (the full sweep)
     .venv/bin/python benchmarks/bench_validity.py --oracle-sweep --seeds 1 --accuracies 0.85 1.0
+    .venv/bin/python benchmarks/bench_validity.py --oracle-sweep --panels contrastive \
+        --accuracies 0.85 --correlations 0.2 --difficulties 0 0.3      (item-level error)
 """
 
 from __future__ import annotations
@@ -52,6 +60,7 @@ from pydantic import BaseModel
 
 ACCURACIES = (0.55, 0.65, 0.75, 0.85, 0.95, 1.0)
 CORRELATIONS = (0.0, 0.2)
+DIFFICULTIES = (0.0,)  # the item-level error is swept only when asked for (--difficulties)
 CASES = 10  # the RunConfig default; the sweep's example sets hold twelve examples each
 HEADLINE_CORRELATION = 0.2
 TARGETS = {  # at accuracy 0.85, correlation 0.2, for the default panel (issue "prove the panel")
@@ -66,13 +75,15 @@ BAD_SUITE_FALSE_FAULTS = 0.05  # a suite whose reference false-fault rate is abo
 
 
 class SweepCell(BaseModel):
-    """One suite (criterion x panel x accuracy x correlation x seed): the raw counts."""
+    """One suite (criterion x panel x accuracy x correlation x difficulty x seed): the raw
+    counts."""
 
     criterion: str
     panel: str
     accuracy: float
     correlation: float
     seed: int
+    difficulty: float = 0.0  # cells stored before the field existed had none
     validated_families: int
     reference_cases: int
     reference_faults: int
@@ -94,11 +105,27 @@ def sweep_spec(out: Path, criterion: str) -> Path:
     return write_spec(out, criterion)
 
 
-def oracle_string(criterion: str, accuracy: float, correlation: float) -> str:
-    return (
-        f"sim/accuracy={accuracy:g},correlation={correlation:g},bias=0,"
-        f"truth={refs.ref(criterion, 'reference')}"
+def oracle_string(
+    criterion: str, accuracy: float, correlation: float, difficulty: float = 0.0
+) -> str:
+    from sane.simulation.params import SimulatedOracle
+
+    oracle = SimulatedOracle(
+        accuracy=accuracy,
+        correlation=correlation,
+        difficulty=difficulty,
+        truth=refs.ref(criterion, "reference"),
     )
+    return oracle.model_string()
+
+
+def setting(correlation: float, difficulty: float = 0.0) -> str:
+    """The oracle's setting besides its accuracy, as the table's keys write it."""
+    return f"{correlation:g}" + (f"/d{difficulty:g}" if difficulty else "")
+
+
+def table_key(panel: str, accuracy: float, correlation: float, difficulty: float = 0.0) -> str:
+    return f"{panel}/{accuracy:g}/{setting(correlation, difficulty)}"
 
 
 def _right_recipes(suite: Path, spec: Path, criterion: str) -> tuple[set[str], set[str], set[str]]:
@@ -138,14 +165,16 @@ def run_cell(job: dict) -> SweepCell:
 
     out, criterion, panel = Path(job["out"]), job["criterion"], job["panel"]
     accuracy, correlation, seed = job["accuracy"], job["correlation"], job["seed"]
-    name = f"{panel}-a{accuracy:g}-c{correlation:g}-s{seed}"
+    difficulty = job.get("difficulty", 0.0)
+    hardness = f"-d{difficulty:g}" if difficulty else ""
+    name = f"{panel}-a{accuracy:g}-c{correlation:g}{hardness}-s{seed}"
     done = out / "cells" / criterion / f"{name}.json"
     if done.is_file():
         return SweepCell.model_validate_json(done.read_text())
     done.parent.mkdir(parents=True, exist_ok=True)
     suite = done.with_suffix(".db")
     spec = Path(job["spec"])
-    oracle = oracle_string(criterion, accuracy, correlation)
+    oracle = oracle_string(criterion, accuracy, correlation, difficulty)
     settings = LLMSettings(cache_path=done.with_suffix(".cache.db"))
     started = time.perf_counter()
     config = run_config(
@@ -172,6 +201,7 @@ def run_cell(job: dict) -> SweepCell:
         panel=panel,
         accuracy=accuracy,
         correlation=correlation,
+        difficulty=difficulty,
         seed=seed,
         validated_families=report.validity.validated_families,
         controls_wrong=controls.false_accept.wrong if controls else 0,
@@ -194,7 +224,7 @@ def false_fault_rate(cell: SweepCell) -> float:
 
 
 def summarise(cells: list[SweepCell]) -> dict:
-    """One PANEL/accuracy/correlation entry, pooled over seeds and criteria."""
+    """One PANEL/accuracy/correlation[/dDIFFICULTY] entry, pooled over seeds and criteria."""
     return {
         "suites": len(cells),
         **pooled(cells),
@@ -216,13 +246,19 @@ def meets(entry: dict) -> bool:
     return True
 
 
-def thresholds(table: dict, panels: list[str], accuracies: list[float], correlation: float):
+def thresholds(
+    table: dict,
+    panels: list[str],
+    accuracies: list[float],
+    correlation: float,
+    difficulty: float = 0.0,
+):
     """Per panel, the lowest accuracy from which on every swept accuracy meets the targets."""
     found: dict[str, float | None] = {}
     for panel in panels:
         lowest = None
         for accuracy in sorted(accuracies, reverse=True):
-            entry = table.get(f"{panel}/{accuracy:g}/{correlation:g}")
+            entry = table.get(table_key(panel, accuracy, correlation, difficulty))
             if entry is None or not meets(entry):
                 break
             lowest = accuracy
@@ -246,7 +282,9 @@ def checks(cells: list[SweepCell]) -> dict:
     """The sweep's own checks: a perfect oracle is exact, and the controls catch bad suites."""
     perfect = [c for c in cells if c.accuracy == 1.0]
     wrong_at_perfect = [
-        f"{c.criterion}/{c.panel}/c{c.correlation:g}/s{c.seed}"
+        f"{c.criterion}/{c.panel}/c{c.correlation:g}"
+        + (f"/d{c.difficulty:g}" if c.difficulty else "")
+        + f"/s{c.seed}"
         for c in perfect
         if c.reference_faults or c.controls_wrong
     ]
@@ -271,6 +309,13 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--panels", nargs="+", default=list(PANEL_KINDS))
     parser.add_argument("--accuracies", nargs="+", type=float, default=list(ACCURACIES))
     parser.add_argument("--correlations", nargs="+", type=float, default=list(CORRELATIONS))
+    parser.add_argument(
+        "--difficulties",
+        nargs="+",
+        type=float,
+        default=list(DIFFICULTIES),
+        help="the oracle's item-level error (sim difficulty; 0: every question equally hard)",
+    )
     parser.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 per setting")
     parser.add_argument(
         "--proposer",
@@ -302,6 +347,7 @@ def main(argv: list[str] | None = None) -> dict:
             "panel": panel,
             "accuracy": accuracy,
             "correlation": correlation,
+            "difficulty": difficulty,
             "seed": seed,
             "generator": args.proposer,
             "model": args.model,
@@ -309,6 +355,7 @@ def main(argv: list[str] | None = None) -> dict:
         for panel in args.panels
         for accuracy in args.accuracies
         for correlation in args.correlations
+        for difficulty in args.difficulties
         for seed in range(args.seeds)
         for criterion in args.criteria
     ]
@@ -319,6 +366,7 @@ def main(argv: list[str] | None = None) -> dict:
             cells.append(cell)
             print(
                 f"SIMULATED {cell.panel:11} a={cell.accuracy:<4g} c={cell.correlation:<3g} "
+                f"d={cell.difficulty:<3g} "
                 f"s={cell.seed} {cell.criterion:16} validated={cell.validated_families} "
                 f"ref_faults={cell.reference_faults}/{cell.reference_cases} "
                 f"right={cell.right_validated}/{cell.right_proposed} "
@@ -330,12 +378,12 @@ def main(argv: list[str] | None = None) -> dict:
             )
     groups: dict[str, list[SweepCell]] = {}
     for cell in cells:
-        key = f"{cell.panel}/{cell.accuracy:g}/{cell.correlation:g}"
+        key = table_key(cell.panel, cell.accuracy, cell.correlation, cell.difficulty)
         groups.setdefault(key, []).append(cell)
     table = {key: summarise(group) for key, group in groups.items()}
     columns = [c for c in next(iter(table.values())) if c != "suites"]
     print("Simulated oracles (sane.simulation): these figures measure the method, not a model.")
-    print("| panel/accuracy/correlation | " + " | ".join(columns) + " |")
+    print("| panel/accuracy/correlation[/difficulty] | " + " | ".join(columns) + " |")
     print("|---" * (len(columns) + 1) + "|")
     for key, entry in table.items():
         print(
@@ -344,8 +392,11 @@ def main(argv: list[str] | None = None) -> dict:
             + " |"
         )
     by_correlation = {
-        f"{correlation:g}": thresholds(table, args.panels, args.accuracies, correlation)
+        setting(correlation, difficulty): thresholds(
+            table, args.panels, args.accuracies, correlation, difficulty
+        )
         for correlation in args.correlations
+        for difficulty in args.difficulties
     }
     result = {
         **table,

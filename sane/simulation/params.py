@@ -1,6 +1,7 @@
 """The fields of a simulated oracle's model string, checked before a run starts.
 
-`sim/accuracy=0.85,correlation=0.2,bias=0.1,truth=MODULE:FUNCTION[,spec=PATH][,examples=PATH]`
+`sim/accuracy=0.85,correlation=0.2,bias=0.1,truth=MODULE:FUNCTION[,spec=PATH][,examples=PATH]`,
+with `difficulty=0.3` (say) after `bias` for an item-level error.
 
 - `accuracy`: each vote is right with this probability (its marginal accuracy), once the
   biased share below has been set aside;
@@ -8,6 +9,16 @@
   model is asked the same prompt k times); otherwise each vote is drawn on its own;
 - `bias`: the share of answers replaced by one fixed answer ("lower" to a direction question,
   "yes" to a yes/no question), whatever the truth;
+- `difficulty`: how much questions differ in how hard they are, as a real model misreads some
+  questions on every reading and never others. Each question (its prompt, never its sample
+  index) draws its own per-vote accuracy once, from a beta distribution whose mean is
+  `accuracy` (so the marginal accuracy is unchanged) and whose spread makes `difficulty` the
+  correlation between two votes' rightness on one question: 0 (the default) gives every
+  question `accuracy`; 0.3 leaves most questions easy and some hard enough that most votes
+  on them are wrong; 1 makes each question always right or always wrong. Where `correlation`
+  repeats one vote, `difficulty` only tilts the odds, so a hard question's votes still differ;
+  the two compose. A question is equally hard at every `accuracy` (its rank is drawn from the
+  seed and the question alone), so sweeps compare like with like;
 - `truth`: the exact reference scorer, with a python target's signature (a record -> a
   number), that decides every right answer;
 - `spec` / `examples`: the scorer spec and examples the truth is computed with. A run fills
@@ -36,16 +47,20 @@ class SimulatedOracle(BaseModel):
     accuracy: float = Field(default=1.0, ge=0.0, le=1.0)
     correlation: float = Field(default=0.0, ge=0.0, le=1.0)
     bias: float = Field(default=0.0, ge=0.0, le=1.0)
+    difficulty: float = Field(default=0.0, ge=0.0, le=1.0)
     truth: str = Field(min_length=3)
     spec: Path | None = None
     examples: Path | None = None
 
     def model_string(self) -> str:
-        """The canonical model string (the fields in one order, unset paths left out)."""
+        """The canonical model string (the fields in one order, unset paths left out; a
+        `difficulty` of 0 too, so the strings, cache keys and stored configurations written
+        before the field existed still name the same oracle)."""
         fields = [
             f"accuracy={self.accuracy:g}",
             f"correlation={self.correlation:g}",
             f"bias={self.bias:g}",
+            *([f"difficulty={self.difficulty:g}"] if self.difficulty else []),
             f"truth={self.truth}",
         ]
         fields += [
@@ -57,9 +72,10 @@ class SimulatedOracle(BaseModel):
 
     def describe(self) -> str:
         """How a report names it: plainly a simulation, with its skill."""
+        difficulty = f", difficulty {self.difficulty:g}" if self.difficulty else ""
         return (
             f"simulated oracle (accuracy {self.accuracy:g}, correlation {self.correlation:g}, "
-            f"bias {self.bias:g}; truth {self.truth})"
+            f"bias {self.bias:g}{difficulty}; truth {self.truth})"
         )
 
 
@@ -100,7 +116,7 @@ def problem(model: str) -> str | None:
     except ValueError as exc:
         return (
             f"simulated oracle '{model}': {exc} (write sim/accuracy=A,correlation=C,bias=B,"
-            "truth=MODULE:FUNCTION)"
+            "[difficulty=D,]truth=MODULE:FUNCTION)"
         )
     return None
 

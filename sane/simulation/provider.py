@@ -12,10 +12,13 @@ safe under any number of concurrent calls. The corruption, per question (one pro
 1. with probability `correlation` the question's k votes are one draw repeated, otherwise
    each sample index draws on its own;
 2. a draw is the fixed answer ("lower" / "yes") with probability `bias`;
-3. otherwise it is the truth with probability `accuracy`, and else a wrong answer (the other
-   yes/no answer; one of the two other directions, evenly).
+3. otherwise it is the truth with the question's accuracy, and else a wrong answer (the other
+   yes/no answer; one of the two other directions, evenly). The question's accuracy is
+   `accuracy`, or with `difficulty` a per-question draw of mean `accuracy`
+   (`question_accuracy`), made once from the seed and the question, never per vote.
 
-With `bias` 0 the marginal accuracy is `accuracy` exactly. A direction vote's order check
+With `bias` 0 the marginal accuracy is `accuracy` exactly (in expectation over questions,
+with `difficulty`). A direction vote's order check
 asks a second prompt (the texts' roles exchanged), which is another question and draws on
 its own, as a real model's second reading would. The rationale says it is a simulation.
 """
@@ -51,6 +54,35 @@ def _uniform(*parts: object) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
+def question_accuracy(oracle: SimulatedOracle, question: str, seed: int | None) -> float:
+    """The probability that a vote on this question is right (bias aside).
+
+    Why per question: a real model misreads the same question on every reading, so its votes
+    on one question err together. With `difficulty` d the question's accuracy is a beta
+    draw of mean `accuracy` and variance d * accuracy * (1 - accuracy), which makes d the
+    correlation between two votes' rightness on one question (the beta-binomial's intraclass
+    correlation). The draw is the quantile of the question's own ease, a uniform number from
+    the seed and the question alone: the same question is as hard, relative to the others,
+    at every accuracy and every difficulty.
+    """
+    accuracy, difficulty = oracle.accuracy, oracle.difficulty
+    if difficulty == 0 or accuracy in (0.0, 1.0):
+        return accuracy
+    ease = _uniform(seed, question, "ease")
+    if difficulty == 1:  # all or nothing: the question is always right or always wrong
+        return 1.0 if ease >= 1 - accuracy else 0.0
+    return _beta_quantile(accuracy, difficulty, ease)
+
+
+def _beta_quantile(mean: float, intraclass: float, ease: float) -> float:
+    """The `ease` quantile of the beta distribution of this mean whose draws, used as each
+    vote's probability of being right, correlate two votes by `intraclass`."""
+    from scipy.special import betaincinv  # only where a difficulty is asked for
+
+    concentration = 1 / intraclass - 1
+    return float(betaincinv(mean * concentration, (1 - mean) * concentration, ease))
+
+
 def corrupt(
     oracle: SimulatedOracle,
     truth: bool | Direction,
@@ -63,7 +95,7 @@ def corrupt(
     draw = 0 if _uniform(*base, "shared") < oracle.correlation else sample_index
     if _uniform(*base, "bias", draw) < oracle.bias:
         return FIXED_DECISION if isinstance(truth, bool) else FIXED_DIRECTION
-    if _uniform(*base, "right", draw) < oracle.accuracy:
+    if _uniform(*base, "right", draw) < question_accuracy(oracle, question, seed):
         return truth
     if isinstance(truth, bool):
         return not truth

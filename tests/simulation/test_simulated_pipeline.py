@@ -13,7 +13,7 @@ import pytest
 from sane import api
 from sane.llm import LLMSettings
 from sane.run_config import run_config
-from tests.simulation.sim_helpers import oracle, oracle_sweep, sweep_spec
+from tests.simulation.sim_helpers import oracle, oracle_sweep, refs, sweep_spec
 
 
 @pytest.mark.parametrize("panel", ["contrastive", "blind"])
@@ -105,3 +105,19 @@ def test_the_checks_name_inexact_perfect_suites_and_count_bad_suites_that_passed
     found = oracle_sweep.checks([cell(1.0, 1, False), cell(0.55, 3, True), cell(0.55, 0, False)])
     assert found["perfect_oracle_inexact"] == ["c/plain/c0/s0"]
     assert (found["bad_suites"], found["bad_suites_with_passing_controls"]) == (2, 1)
+
+
+def test_a_difficulty_is_its_own_setting_and_leaves_the_plain_one_as_it_was() -> None:
+    truth = refs.ref("number_fidelity", "reference")
+    plain = oracle_sweep.oracle_string("number_fidelity", 0.85, 0.2)
+    assert plain == f"sim/accuracy=0.85,correlation=0.2,bias=0,truth={truth}"
+    hard = oracle_sweep.oracle_string("number_fidelity", 0.85, 0.2, 0.3)
+    assert hard == f"sim/accuracy=0.85,correlation=0.2,bias=0,difficulty=0.3,truth={truth}"
+    table = {
+        "plain/1/0.2": _entry(),
+        "plain/0.85/0.2": _entry(),
+        "plain/1/0.2/d0.3": _entry(),
+        "plain/0.85/0.2/d0.3": _entry(control_false_accept=0.12),
+    }
+    assert oracle_sweep.thresholds(table, ["plain"], [0.85, 1.0], 0.2) == {"plain": 0.85}
+    assert oracle_sweep.thresholds(table, ["plain"], [0.85, 1.0], 0.2, 0.3) == {"plain": 1.0}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from sane.panel.ballots import (
 from sane.prompts import messages
 from sane.records import PairRelation
 from sane.simulation.params import parse, with_run_inputs
-from sane.simulation.provider import corrupt
+from sane.simulation.provider import corrupt, question_accuracy
 from tests.simulation.sim_helpers import oracle, refs, sweep_spec
 from tests.simulation.test_prompt_reader import CASE, RECIPE, SPEC
 
@@ -62,6 +63,67 @@ def test_votes_are_deterministic_and_differ_by_seed() -> None:
     first = [corrupt(sim, True, q, 1, 0) for q in QUESTIONS[:300]]
     assert first == [corrupt(sim, True, q, 1, 0) for q in QUESTIONS[:300]]
     assert first != [corrupt(sim, True, q, 1, 1) for q in QUESTIONS[:300]]
+
+
+def _rightness(sim, votes: int, seed: int = 0) -> list[list[bool]]:
+    """Each question's votes, as right (True) or wrong, on a yes/no question whose truth is yes."""
+    return [[corrupt(sim, True, q, i, seed) is True for i in range(votes)] for q in QUESTIONS]
+
+
+@pytest.mark.parametrize("accuracy", [0.55, 0.85])
+def test_difficulty_keeps_the_marginal_accuracy(accuracy: float) -> None:
+    sim = parse(oracle(accuracy=accuracy, difficulty=0.3))
+    votes = [v for question in _rightness(sim, 2) for v in question]
+    assert abs(sum(votes) / len(votes) - accuracy) < 0.02
+    per_question = [question_accuracy(sim, q, 0) for q in QUESTIONS]
+    assert abs(sum(per_question) / len(per_question) - accuracy) < 0.01
+    assert min(per_question) < 0.5  # some questions are misread more often than not
+
+
+def test_difficulty_makes_a_questions_votes_agree_by_that_correlation() -> None:
+    """Two votes' rightness on one question correlate by `difficulty` (the beta-binomial's
+    intraclass correlation); independent draws agree only by chance."""
+
+    def agreement_and_correlation(difficulty: float) -> tuple[float, float]:
+        pairs = _rightness(parse(oracle(accuracy=0.85, difficulty=difficulty)), 2)
+        agree = sum(a == b for a, b in pairs) / len(pairs)
+        mean_a = sum(a for a, _ in pairs) / len(pairs)
+        mean_b = sum(b for _, b in pairs) / len(pairs)
+        both = sum(a and b for a, b in pairs) / len(pairs)
+        spread = (mean_a * (1 - mean_a) * mean_b * (1 - mean_b)) ** 0.5
+        return agree, (both - mean_a * mean_b) / spread
+
+    independent, hard = agreement_and_correlation(0.0), agreement_and_correlation(0.3)
+    assert abs(independent[0] - (0.85**2 + 0.15**2)) < 0.02 and abs(independent[1]) < 0.05
+    assert hard[0] > independent[0] + 0.04
+    assert abs(hard[1] - 0.3) < 0.06
+    always = _rightness(parse(oracle(accuracy=0.85, difficulty=1.0)), 3)
+    assert all(len(set(question)) == 1 for question in always)  # right always, or never
+
+
+def test_a_questions_difficulty_is_drawn_once_from_the_seed_and_the_question() -> None:
+    sim = parse(oracle(accuracy=0.7, difficulty=0.3))
+    first = [question_accuracy(sim, q, 0) for q in QUESTIONS[:300]]
+    assert first == [question_accuracy(sim, q, 0) for q in QUESTIONS[:300]]
+    assert first != [question_accuracy(sim, q, 1) for q in QUESTIONS[:300]]
+    votes = [[corrupt(sim, True, q, i, 0) for i in range(3)] for q in QUESTIONS[:300]]
+    assert votes == [[corrupt(sim, True, q, i, 0) for i in range(3)] for q in QUESTIONS[:300]]
+    # the same questions are the hard ones at another accuracy: difficulty is the question's
+    better = [
+        question_accuracy(parse(oracle(accuracy=0.9, difficulty=0.3)), q, 0)
+        for q in QUESTIONS[:300]
+    ]
+    ranked = sorted(range(300), key=first.__getitem__)
+    assert all(better[i] <= better[j] for i, j in pairwise(ranked))
+
+
+def test_difficulty_is_named_in_the_model_string_only_when_set() -> None:
+    hard = parse(oracle(accuracy=0.85, difficulty=0.3))
+    assert ",difficulty=0.3," in hard.model_string() and "difficulty 0.3" in hard.describe()
+    assert parse(hard.model_string()) == hard
+    plain = parse(oracle(accuracy=0.85))
+    assert "difficulty" not in plain.model_string() + plain.describe()
+    assert "difficulty" in model_problem("sim/difficulty=2,truth=m:f")
 
 
 def test_bad_strings_are_refused_before_a_run() -> None:
