@@ -213,19 +213,20 @@ def add_targets(store: SuiteStore, spec: str | Path) -> list[str]:
     return [t.config.name for t in targets]
 
 
-def _adopt_spec_targets(store: SuiteStore, trust: CodeTrust) -> None:
-    """A suite written before targets were frozen into it: freeze its spec's targets from
-    the spec folder it recorded, once. Its python targets are imported to be frozen, so only
-    with --trust-suite-code; otherwise they stay out (not run)."""
-    from sane.scorers.suite_targets import PYTHON_KIND, freeze_targets
-
-    spec, spec_dir = store.spec(), store.spec_dir()
-    if not spec.targets or store.targets():
-        return
-    if not trust.suite_code:
-        kept = [t for t in spec.targets if t.kind != PYTHON_KIND]
-        spec = spec.model_copy(update={"targets": kept})
-    store.put_targets(freeze_targets(spec, spec_dir or Path("."), str(spec_dir or ".")))
+def _require_frozen_targets(store: SuiteStore, spec: str | Path | None) -> None:
+    """A suite written before targets were frozen into it holds only its spec's target list,
+    whose rubric paths name files on the machine that reads them (an absolute path, or one
+    under the folder the suite records). Freezing them from there would let a received suite
+    copy any local file into itself and every judge prompt, so such a suite runs only with a
+    spec given on this run, which freezes its targets afresh."""
+    if spec is None and not store.targets():
+        raise InputError(
+            str(store.path),
+            "--spec",
+            "the suite holds no frozen targets (a suite from before targets were stored in "
+            "it, or one generated without any); give the spec whose targets to run with "
+            "--spec SPEC",
+        )
 
 
 def _say(message: str) -> None:
@@ -274,8 +275,8 @@ def execute(
                 None,
                 "suite generation is not finished; rerun `sane generate` to resume it",
             )
+        _require_frozen_targets(store, spec)
         trust = CodeTrust(suite_code=trust_suite_code)
-        _adopt_spec_targets(store, trust)
         if spec is not None:
             trust = dataclasses.replace(trust, declared=frozenset(add_targets(store, spec)))
         client = _client(store, llm)

@@ -9,7 +9,9 @@ otherwise the call is an error, not a guess.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -60,19 +62,41 @@ def _contract_view(contract: OutputContract) -> dict[str, Any]:
     return view
 
 
+RUBRIC_MAX_BYTES = 256 * 1024  # a rubric is a page or two of instructions, never megabytes
+
+
 def read_rubric(config: TargetConfig, base_dir: Path) -> str | None:
     """The text of the rubric file a judge names (None: the shipped default); a file that
     cannot be read is bad input naming the field."""
     if not config.prompt:
         return None
     path = base_dir / config.prompt
+    field = f"targets.{config.name}.prompt"
     try:
-        return path.read_text(encoding="utf-8")
+        return _regular_file_bytes(path, field, RUBRIC_MAX_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or "not a UTF-8 text file"
+        raise InputError(str(path), field, f"cannot read rubric template: {reason}") from exc
+
+
+def _regular_file_bytes(path: Path, field: str, cap: int) -> bytes:
+    """The bytes of `path` if it is a regular file of at most `cap` bytes. A rubric path is
+    copied into the suite and every judge prompt, so it must not be a device (`/dev/zero`
+    never ends), a FIFO (its reader waits forever: it is opened without blocking, then
+    refused) or a file too big to be a rubric."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputError(str(path), field, "cannot read rubric template: not a regular file")
+        with open(fd, "rb", closefd=False) as file:
+            data = file.read(cap + 1)
+    finally:
+        os.close(fd)
+    if len(data) > cap:
         raise InputError(
-            str(path), f"targets.{config.name}.prompt", f"cannot read rubric template: {reason}"
-        ) from exc
+            str(path), field, f"cannot read rubric template: larger than {cap // 1024} KiB"
+        )
+    return data
 
 
 def load_rubric(config: TargetConfig, context: BuildContext) -> Template:

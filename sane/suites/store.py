@@ -13,7 +13,9 @@ import os
 import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter
 
@@ -42,6 +44,9 @@ from sane.records import (
     Vote,
 )
 from sane.suites.lock import SuiteLock
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCHEMA_VERSION = 1
 
@@ -132,98 +137,11 @@ class SuiteStore:
             conn.execute("PRAGMA busy_timeout=30000")
             conn.execute("PRAGMA synchronous=NORMAL")
             self.db = sqlite_utils.Database(conn)
-            if create:
-                self._create_tables()
-            # suites written before targets were frozen into them, or before review
-            # decisions could be applied, gain these tables here
-            self.db["targets"].create(
-                {"name": str, "seq": int, "json": str}, pk="name", if_not_exists=True
-            )
-            self.db["review_overrides"].create(
-                {"subject_id": str, "question": str, "decision": str, "source": str,
-                 "applied": str},
-                pk=("subject_id", "question"),
-                if_not_exists=True,
-            )  # fmt: skip
-            self._transcript_tables()
-            self._keep_revision()
+            _build_schema(self.db, create=create)
         except BaseException:
             if self._lock is not None:
                 self._lock.release()
             raise
-
-    # ------------------------------------------------------------------ schema
-    def _create_tables(self) -> None:
-        db = self.db
-        # The meta table is born with its schema version in one transaction, so a run
-        # killed here never leaves a file that a rerun would refuse as "not a suite".
-        db.conn.executescript(
-            "BEGIN; CREATE TABLE IF NOT EXISTS [meta] ([key] TEXT PRIMARY KEY, [value] TEXT); "
-            f"INSERT OR IGNORE INTO [meta] VALUES ('schema_version', '{SCHEMA_VERSION}'); COMMIT;"
-        )
-        db["capabilities"].create({"id": str, "seq": int, "json": str}, pk="id", if_not_exists=True)
-        db["recipes"].create({"id": str, "seq": int, "json": str}, pk="id", if_not_exists=True)
-        db["cases"].create(
-            {"id": str, "recipe_id": str, "idx": int, "json": str}, pk="id", if_not_exists=True
-        )
-        db["votes"].create(
-            {
-                "subject_id": str,
-                "question": str,
-                "sample_index": int,
-                "model": str,
-                "decision": str,
-                "rationale": str,
-                "raw": str,
-                "error": str,
-            },
-            pk=("subject_id", "question", "sample_index"),
-            if_not_exists=True,
-        )
-        db["decisions"].create(
-            {"subject_id": str, "question": str, "decision": str},
-            pk=("subject_id", "question"),
-            if_not_exists=True,
-        )
-        db["families"].create({"recipe_id": str, "json": str}, pk="recipe_id", if_not_exists=True)
-        db["tolerances"].create({"target": str, "json": str}, pk="target", if_not_exists=True)
-        db["inflation"].create({"target": str, "json": str}, pk="target", if_not_exists=True)
-        db["inflation_scores"].create(
-            {"target": str, "key": str, "score": float}, pk=("target", "key"), if_not_exists=True
-        )
-        db["executions"].create(
-            {"target": str, "case_id": str, "verdict": str, "json": str},
-            pk=("target", "case_id"),
-            if_not_exists=True,
-        )
-        db["calls"].create(
-            {"id": int, "key": str, "task": str, "json": str}, pk="id", if_not_exists=True
-        )
-        db["errors"].create(
-            {
-                "id": int,
-                "stage": str,
-                "subject": str,
-                "target": str,
-                "message": str,
-                "created": str,
-            },
-            pk="id",
-            if_not_exists=True,
-        )
-
-    def _transcript_tables(self) -> None:
-        """Transcripts (sane.llm._transcripts): one row per call key, its prompt text kept
-        once by hash. Suites from before gain the tables, and the votes their column."""
-        self.db["prompts"].create({"sha256": str, "text": str}, pk="sha256", if_not_exists=True)
-        self.db["transcripts"].create(
-            {"key": str, "model": str, "task": str, "prompt_sha256": str, "reply": str,
-             "truncated": int},
-            pk="key",
-            if_not_exists=True,
-        )  # fmt: skip
-        if "transcripts" not in self.db["votes"].columns_dict:
-            self.db.execute("alter table votes add column transcripts text")
 
     # -------------------------------------------------------------------- meta
     def _set_meta(self, key: str, value: object) -> None:
@@ -265,11 +183,6 @@ class SuiteStore:
         assert isinstance(stored, dict)
         return [Qualification.model_validate(value) for value in stored.values()]
 
-    def spec_dir(self) -> Path | None:
-        """Where a suite written before targets were frozen into it found its spec's files."""
-        value = self._get_meta("spec_dir")
-        return Path(str(value)) if value else None
-
     # ------------------------------------------------------------------ targets
     def put_targets(self, targets: Iterable[SuiteTarget]) -> list[str]:
         """Add targets, or replace those of the same name (their order is kept). A replaced
@@ -298,22 +211,6 @@ class SuiteStore:
             return []
         rows = self.db.query("select json from targets order by seq")
         return [SuiteTarget.model_validate_json(r["json"]) for r in rows]
-
-    def _keep_revision(self) -> None:
-        """Count every write to the tables a report reads, in the write's own transaction."""
-        self.db.execute("insert or ignore into meta values ('revision', '0')")
-        bump = (
-            "update meta set value = cast(cast(value as integer) + 1 as text) "
-            "where key = 'revision'"
-        )
-        for table in REVISED_TABLES:
-            if not self.db[table].exists():
-                continue
-            for event in ("insert", "update", "delete"):
-                self.db.execute(
-                    f"create trigger if not exists [revise_{table}_{event}] after {event} "
-                    f"on [{table}] begin {bump}; end"
-                )
 
     def revision(self) -> int | None:
         """How many writes the report's tables have had (None: a suite from before)."""
@@ -663,6 +560,184 @@ class SuiteStore:
             self._lock.release()
 
 
+# ------------------------------------------------------------------ schema
+def _build_schema(db: sqlite_utils.Database, *, create: bool) -> None:
+    """Every table, column and trigger of a suite: all of them in a new one (`create`); in an
+    existing one, those that suites written by an earlier sane lack. The schema a received
+    suite is checked against (`_expected_schema`) is built here too, so it has one source."""
+    if create:
+        _create_tables(db)
+    # suites written before targets were frozen into them, or before review
+    # decisions could be applied, gain these tables here
+    db["targets"].create({"name": str, "seq": int, "json": str}, pk="name", if_not_exists=True)
+    db["review_overrides"].create(
+        {"subject_id": str, "question": str, "decision": str, "source": str, "applied": str},
+        pk=("subject_id", "question"),
+        if_not_exists=True,
+    )
+    _transcript_tables(db)
+    _keep_revision(db)
+
+
+def _create_tables(db: sqlite_utils.Database) -> None:
+    """The tables of a new suite."""
+    # The meta table is born with its schema version in one transaction, so a run
+    # killed here never leaves a file that a rerun would refuse as "not a suite".
+    db.conn.executescript(
+        "BEGIN; CREATE TABLE IF NOT EXISTS [meta] ([key] TEXT PRIMARY KEY, [value] TEXT); "
+        f"INSERT OR IGNORE INTO [meta] VALUES ('schema_version', '{SCHEMA_VERSION}'); COMMIT;"
+    )
+    db["capabilities"].create({"id": str, "seq": int, "json": str}, pk="id", if_not_exists=True)
+    db["recipes"].create({"id": str, "seq": int, "json": str}, pk="id", if_not_exists=True)
+    db["cases"].create(
+        {"id": str, "recipe_id": str, "idx": int, "json": str}, pk="id", if_not_exists=True
+    )
+    db["votes"].create(
+        {
+            "subject_id": str,
+            "question": str,
+            "sample_index": int,
+            "model": str,
+            "decision": str,
+            "rationale": str,
+            "raw": str,
+            "error": str,
+        },
+        pk=("subject_id", "question", "sample_index"),
+        if_not_exists=True,
+    )
+    db["decisions"].create(
+        {"subject_id": str, "question": str, "decision": str},
+        pk=("subject_id", "question"),
+        if_not_exists=True,
+    )
+    db["families"].create({"recipe_id": str, "json": str}, pk="recipe_id", if_not_exists=True)
+    db["tolerances"].create({"target": str, "json": str}, pk="target", if_not_exists=True)
+    db["inflation"].create({"target": str, "json": str}, pk="target", if_not_exists=True)
+    db["inflation_scores"].create(
+        {"target": str, "key": str, "score": float}, pk=("target", "key"), if_not_exists=True
+    )
+    db["executions"].create(
+        {"target": str, "case_id": str, "verdict": str, "json": str},
+        pk=("target", "case_id"),
+        if_not_exists=True,
+    )
+    db["calls"].create(
+        {"id": int, "key": str, "task": str, "json": str}, pk="id", if_not_exists=True
+    )
+    db["errors"].create(
+        {
+            "id": int,
+            "stage": str,
+            "subject": str,
+            "target": str,
+            "message": str,
+            "created": str,
+        },
+        pk="id",
+        if_not_exists=True,
+    )
+
+
+def _transcript_tables(db: sqlite_utils.Database) -> None:
+    """Transcripts (sane.llm._transcripts): one row per call key, its prompt text kept
+    once by hash. Suites from before gain the tables, and the votes their column."""
+    db["prompts"].create({"sha256": str, "text": str}, pk="sha256", if_not_exists=True)
+    db["transcripts"].create(
+        {"key": str, "model": str, "task": str, "prompt_sha256": str, "reply": str,
+         "truncated": int},
+        pk="key",
+        if_not_exists=True,
+    )  # fmt: skip
+    if "transcripts" not in db["votes"].columns_dict:
+        db.execute("alter table votes add column transcripts text")
+
+
+def _keep_revision(db: sqlite_utils.Database) -> None:
+    """Count every write to the tables a report reads, in the write's own transaction."""
+    db.execute("insert or ignore into meta values ('revision', '0')")
+    bump = "update meta set value = cast(cast(value as integer) + 1 as text) where key = 'revision'"
+    for table in REVISED_TABLES:
+        if not db[table].exists():
+            continue
+        for event in ("insert", "update", "delete"):
+            db.execute(
+                f"create trigger if not exists [revise_{table}_{event}] after {event} "
+                f"on [{table}] begin {bump}; end"
+            )
+
+
+# SQLite's own tables (AUTOINCREMENT's counters, ANALYZE's statistics): SQLite makes them, and
+# they run nothing
+_SQLITE_TABLES = frozenset({"sqlite_sequence", "sqlite_stat1", "sqlite_stat4"})
+_AUTOINDEX = "sqlite_autoindex_"  # the index SQLite makes for a table's key
+_LISTED = 5  # schema objects named in a refusal, at most
+
+SchemaObject = tuple[str, str, str | None]  # type, the table it belongs to, its SQL text
+
+
+def _schema(conn: sqlite3.Connection) -> dict[str, SchemaObject]:
+    """The schema objects of a database (tables, indexes, triggers, views), by name."""
+    rows = conn.execute("select type, name, tbl_name, sql from sqlite_master")
+    return {name: (kind, table, sql) for kind, name, table, sql in rows}
+
+
+@cache
+def _expected_schema() -> dict[str, SchemaObject]:
+    """The schema objects sane makes: a new suite's, built in memory by the code that builds
+    one on disk."""
+    import sqlite_utils
+
+    db = sqlite_utils.Database(memory=True)
+    _build_schema(db, create=True)
+    return _schema(db.conn)
+
+
+def _foreign_objects(found: dict[str, SchemaObject]) -> list[str]:
+    """What in a suite's schema sane did not make, one phrase each. A received suite is
+    someone else's file, and SQLite runs the SQL its schema holds: a trigger on this
+    machine's writes (every verdict rewritten to pass), a view in a table's place on every
+    read (a recursive one never ends), an index's expressions on every write. So triggers,
+    views and indexes must be sane's own, SQL text and all; tables are compared by name and
+    type only (a table runs nothing, and its text varies with the sqlite-utils that wrote it
+    and the columns an older suite lacks)."""
+    expected = _expected_schema()
+    problems: list[str] = []
+    for name, (kind, table, sql) in sorted(found.items()):
+        want = expected.get(name)
+        if want is None:
+            if not _sqlite_own(name, kind, sql):
+                problems.append(f"unknown {kind} {name!r}")
+        elif want[0] != kind:
+            problems.append(f"{name!r} is a {kind}, not a {want[0]}")
+        elif want[1] != table or (kind != "table" and want[2] != sql):
+            problems.append(f"altered {kind} {name!r}")
+    return problems
+
+
+def _sqlite_own(name: str, kind: str, sql: str | None) -> bool:
+    """Whether an object not in sane's schema is one SQLite makes by itself."""
+    if kind == "table":
+        return name in _SQLITE_TABLES
+    return kind == "index" and name.startswith(_AUTOINDEX) and sql is None
+
+
+def _refuse_foreign_schema(path: Path, found: dict[str, SchemaObject]) -> None:
+    """Refuse, before anything reads a table, a suite whose schema sane did not make."""
+    problems = _foreign_objects(found)
+    if not problems:
+        return
+    listed = ", ".join(problems[:_LISTED])
+    if len(problems) > _LISTED:
+        listed += f" and {len(problems) - _LISTED} more"
+    raise InputError(
+        str(path),
+        None,
+        f"suite file holds schema objects sane does not make ({listed}): a suite may not "
+        "bring SQL of its own; not opened",
+    )
+
+
 def read_stored_report(path: str | Path, code: str) -> dict | None:
     """The report stored at the end of the suite's last run (`SuiteStore.save_report`) if
     the suite has not changed since (its revision) and the same code built it; None
@@ -707,9 +782,11 @@ def _readonly_uri(path: Path) -> str:
 
 
 def _check_is_suite(path: Path, *, blank_ok: bool = False, integrity: bool = False) -> None:
-    """Refuse a file that is missing, not SQLite, not a suite, from a newer schema, or (with
-    `integrity`, before a run writes to it) damaged: writing into a damaged file spreads the
-    damage, so it is refused untouched and the user restores or regenerates it.
+    """Refuse a file that is missing, not SQLite, not a suite, from a newer schema, holding
+    schema objects sane does not make (`_foreign_objects`), or (with `integrity`, before a run
+    writes to it) damaged: writing into a damaged file spreads the damage, so it is refused
+    untouched and the user restores or regenerates it. Only `sqlite_master` and the `meta`
+    table are read before the schema is known to be sane's own.
 
     With `blank_ok` (creating a suite) an empty file or an SQLite file without any
     table is accepted as new: a run killed before its first table leaves one.
@@ -723,9 +800,9 @@ def _check_is_suite(path: Path, *, blank_ok: bool = False, integrity: bool = Fal
     try:
         conn = sqlite3.connect(_readonly_uri(path), uri=True)
         try:
-            tables = {r[0] for r in conn.execute("select name from sqlite_master")}
+            tables = _schema(conn)
             row = None
-            if "meta" in tables:
+            if tables.get("meta", ("",))[0] == "table":  # a view of that name is never read
                 query = "select value from meta where key = 'schema_version'"
                 row = conn.execute(query).fetchone()
             damage = conn.execute("PRAGMA quick_check").fetchone()[0] if integrity else "ok"
@@ -756,3 +833,4 @@ def _check_is_suite(path: Path, *, blank_ok: bool = False, integrity: bool = Fal
             "schema_version",
             f"suite schema version {version} is newer than this sane supports ({SCHEMA_VERSION})",
         )
+    _refuse_foreign_schema(path, tables)
