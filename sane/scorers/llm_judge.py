@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from jinja2 import StrictUndefined, Template, TemplateError
-from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, Field, create_model
 
 from sane.errors import InputError, ScorerError
 from sane.records import OutputContract, ScorerSpec, TargetConfig
+from sane.scorers._rubric_limits import BoundedSandbox, render_bounded
+from sane.scorers._threads import in_daemon_thread
 from sane.scorers.base import BuildContext, Target, register_kind
 from sane.scorers.judge_parse import parse_judge_score
 
@@ -48,8 +49,9 @@ class TextLLM(Protocol):
         ...
 
 
-def _environment() -> SandboxedEnvironment:
-    return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
+def _environment() -> BoundedSandbox:
+    """Rubrics are someone else's text (a received suite's): sandboxed, and bounded in work."""
+    return BoundedSandbox(undefined=StrictUndefined, keep_trailing_newline=True)
 
 
 def _plain_number(value: float) -> int | float:
@@ -160,20 +162,25 @@ class LLMJudge:
         return self.llm.serial_key(self.model)
 
     def render(self, record: dict[str, str]) -> str:
+        """The judge's prompt for `record`; a rubric that fails or runs past its limits
+        (sane.scorers._rubric_limits) is a ScorerError."""
         tags = field_tags(tuple(self.spec.fields))
+        variables = {
+            "fields": {name: tags.sub(r"&lt;\1", str(text)) for name, text in record.items()},
+            "descriptions": dict(self.spec.fields),
+            "criterion": self.spec.criterion,
+            "output": _contract_view(self.contract),
+            "scored_field": self.spec.scored_field,
+        }
         try:
-            return self.rubric.render(
-                fields={name: tags.sub(r"&lt;\1", str(text)) for name, text in record.items()},
-                descriptions=dict(self.spec.fields),
-                criterion=self.spec.criterion,
-                output=_contract_view(self.contract),
-                scored_field=self.spec.scored_field,
-            )
-        except TemplateError as exc:  # includes SecurityError and UndefinedError
+            return render_bounded(self.rubric, variables)
+        except TemplateError as exc:  # includes SecurityError, RenderLimit, UndefinedError
             raise ScorerError(f"judge {self.name}: rubric template failed: {exc}") from exc
 
     async def score(self, record: dict[str, str], repeat: int = 0) -> float:
-        messages = [{"role": "user", "content": self.render(record)}]
+        # Rendered off the event loop, so the call's timeout holds even for a slow render.
+        prompt = await in_daemon_thread(self.render, record, name="sane-judge-render")
+        messages = [{"role": "user", "content": prompt}]
         if self.reply == "json":
             # Constrained JSON: small models that cannot follow "Score: N" still answer.
             answer = await self.llm.structured(  # type: ignore[attr-defined]

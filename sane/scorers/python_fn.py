@@ -9,13 +9,11 @@ its output is a usable number is the executor's check, not this adapter's.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import importlib
 import inspect
 import sys
 import sysconfig
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.machinery import ModuleSpec
@@ -24,6 +22,7 @@ from typing import Any
 
 from sane.errors import InputError
 from sane.records import OutputContract, TargetConfig
+from sane.scorers._threads import contained, in_daemon_thread
 from sane.scorers.base import BuildContext, Target, register_kind
 
 KIND = "python"  # the one target kind that runs code a spec (or a suite) names
@@ -189,45 +188,14 @@ class PythonTarget:
         try:
             if inspect.iscoroutinefunction(self.function):
                 return await self.function(dict(record))
-            result = await _in_daemon_thread(self.function, dict(record))
+            result = await in_daemon_thread(
+                self.function, dict(record), name="sane-python-target"
+            )
             if inspect.isawaitable(result):
                 result = await result
             return result
         except (KeyboardInterrupt, SystemExit) as exc:
-            raise _contained(exc) from None
-
-
-def _contained(exc: BaseException) -> RuntimeError:
-    """User code that raises SystemExit or KeyboardInterrupt has failed to score; asyncio would
-    let either escape the event loop and end (or hang) the whole run, so it becomes an error."""
-    return RuntimeError(f"{type(exc).__name__} raised by the scoring function: {exc}")
-
-
-async def _in_daemon_thread(function: Callable[..., Any], *args: Any) -> Any:
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def settle(outcome: Callable[[], None]) -> None:
-        if not future.done():
-            outcome()
-
-    def deliver(outcome: Callable[[], None]) -> None:
-        try:
-            loop.call_soon_threadsafe(settle, outcome)
-        except RuntimeError:  # the run ended (a timed-out call finishing late)
-            pass
-
-    def run() -> None:
-        try:
-            value = function(*args)
-        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
-            error = _contained(exc) if isinstance(exc, KeyboardInterrupt | SystemExit) else exc
-            deliver(lambda: future.set_exception(error))
-        else:
-            deliver(lambda: future.set_result(value))
-
-    threading.Thread(target=run, daemon=True, name="sane-python-target").start()
-    return await future
+            raise contained(exc) from None
 
 
 @register_kind(KIND)
