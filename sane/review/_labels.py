@@ -11,9 +11,8 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, ConfigDict
 
 from sane.records import Question
+from sane.suites.store import HUMAN_LABELS as TABLE
 from sane.suites.store import SuiteStore
-
-TABLE = "human_labels"
 
 
 class HumanLabel(BaseModel):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
 from sane.errors import InputError
 from sane.llm import SUITE_CAP
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 SCHEMA_VERSION = 1
+HUMAN_LABELS = "human_labels"  # the table `sane review import` writes (sane.review._labels)
 
 # Every table a report reads: a write to any of them moves the suite's revision (SQLite
 # triggers), so a report stored at one revision is served only while nothing has changed.
@@ -71,6 +72,11 @@ REVISED_TABLES = (
 _EXAMPLES = TypeAdapter(list[dict[str, str]])
 _VOTES = TypeAdapter(list[Vote])  # many at once: one pass, not one per row
 _CALLS = TypeAdapter(list[CallRecord])
+_QUALIFICATIONS = TypeAdapter(dict[str, Qualification])
+_OBJECT = TypeAdapter(dict[str, Any])
+
+P = TypeVar("P")  # a row's payload as read: JSON text, a column's value, a row as a dict
+T = TypeVar("T")  # what it parses into
 
 
 def _now() -> str:
@@ -116,7 +122,8 @@ class SuiteStore:
         self._transcript_bytes: int | None = None  # prompts + replies kept, read on first use
         if create and not self.path.parent.is_dir():
             raise InputError(str(self.path), "--suite", "its directory does not exist")
-        if not create or self.path.exists():
+        existing = not create or self.path.exists()
+        if existing:
             # An existing file is checked read-only first: a foreign, newer or damaged file
             # is refused before anything (even the WAL pragma) could change it.
             _check_is_suite(self.path, blank_ok=create, integrity=writer)
@@ -137,6 +144,8 @@ class SuiteStore:
             conn.execute("PRAGMA busy_timeout=30000")
             conn.execute("PRAGMA synchronous=NORMAL")
             self.db = sqlite_utils.Database(conn)
+            if existing:
+                self._check_rows()
             _build_schema(self.db, create=create)
         except BaseException:
             if self._lock is not None:
@@ -147,9 +156,44 @@ class SuiteStore:
     def _set_meta(self, key: str, value: object) -> None:
         self.db["meta"].upsert({"key": key, "value": json.dumps(value)}, pk="key")
 
-    def _get_meta(self, key: str) -> object | None:
-        rows = list(self.db.query("select value from meta where key = ?", [key]))
-        return json.loads(rows[0]["value"]) if rows else None
+    def _get_meta(self, key: str, parse: Callable[[Any], Any] = lambda value: value) -> Any:
+        """A meta value (None: absent), its JSON decoded and then given to `parse`."""
+        rows = self.db.conn.execute("select key, value from meta where key = ?", [key])
+        values = self._rows("meta", rows, lambda text: parse(json.loads(text)))
+        return values[0] if values else None
+
+    def _required_meta(self, key: str, parse: Callable[[Any], T]) -> T:
+        """A meta value every suite has once its generation began (its spec, its config)."""
+        value = self._get_meta(key, parse)
+        if value is None:
+            raise _damaged(self.path, "meta", key, ValueError("missing"))
+        return value
+
+    def _rows(
+        self, table: str, rows: Iterable[tuple[object, P]], parse: Callable[[P], T]
+    ) -> list[T]:
+        return _parse_rows(self.path, table, rows, parse)
+
+    def _rows_at_once(
+        self,
+        table: str,
+        rows: list[tuple[object, P]],
+        many: Callable[[list[P]], list[T]],
+        one: Callable[[P], T],
+    ) -> list[T]:
+        """`many` parses a big table's rows in one pass; only when that fails are they parsed
+        one by one (`one`), to name the row that is damaged."""
+        try:
+            return many([payload for _, payload in rows])
+        except (ValueError, TypeError):
+            return self._rows(table, rows, one)
+
+    def _check_rows(self) -> None:
+        """Parse every row a report reads, before a run writes to a suite it did not just
+        create: a damaged row found midway would stop the run after its first writes, and
+        found here the file is refused untouched."""
+        if self._get_meta("spec") is not None:  # a suite whose generation has begun
+            self.snapshot()
 
     def initialise(self, spec: ScorerSpec, config: RunConfig, examples: list[Example]) -> None:
         """Record what the suite is generated from; an existing suite must match it. Targets
@@ -173,15 +217,13 @@ class SuiteStore:
 
     def put_qualification(self, qualification: Qualification) -> None:
         """Keep an oracle model's qualification (one per model; a newer one replaces it)."""
-        stored = self._get_meta("qualifications") or {}
-        assert isinstance(stored, dict)
+        stored = self._get_meta("qualifications", _OBJECT.validate_python) or {}
         stored[qualification.model] = qualification.model_dump(mode="json")
         self._set_meta("qualifications", stored)
 
     def qualifications(self) -> list[Qualification]:
-        stored = self._get_meta("qualifications") or {}
-        assert isinstance(stored, dict)
-        return [Qualification.model_validate(value) for value in stored.values()]
+        stored = self._get_meta("qualifications", _QUALIFICATIONS.validate_python) or {}
+        return list(stored.values())
 
     # ------------------------------------------------------------------ targets
     def put_targets(self, targets: Iterable[SuiteTarget]) -> list[str]:
@@ -189,7 +231,7 @@ class SuiteStore:
         definition's results and tolerance are removed with it: the suite holds only results
         of the definitions it holds. Returns the names added or replaced."""
         stored = {t.config.name: t for t in self.targets()}
-        order = {r["name"]: r["seq"] for r in self.db.query("select name, seq from targets")}
+        order = dict(self.db.conn.execute("select name, seq from targets"))
         changed: list[str] = []
         for target in targets:
             name = target.config.name
@@ -209,13 +251,12 @@ class SuiteStore:
     def targets(self) -> list[SuiteTarget]:
         if not self.db["targets"].exists():  # an old suite opened read-only
             return []
-        rows = self.db.query("select json from targets order by seq")
-        return [SuiteTarget.model_validate_json(r["json"]) for r in rows]
+        rows = self.db.conn.execute("select name, json from targets order by seq")
+        return self._rows("targets", rows, SuiteTarget.model_validate_json)
 
     def revision(self) -> int | None:
         """How many writes the report's tables have had (None: a suite from before)."""
-        value = self._get_meta("revision")
-        return int(value) if isinstance(value, int | str) else None
+        return self._get_meta("revision", lambda v: int(v) if isinstance(v, int | str) else None)
 
     def save_report(self, report: dict, *, revision: int | None, code: str) -> None:
         """Keep the report built at `revision` by the code whose fingerprint is `code`."""
@@ -224,15 +265,15 @@ class SuiteStore:
     def spec(self, targets: list[SuiteTarget] | None = None) -> ScorerSpec:
         """The scorer, with the targets the suite holds now (an old suite: its spec's own);
         `targets` when the caller has just read them."""
-        spec = ScorerSpec.model_validate(self._get_meta("spec"))
+        spec = self._required_meta("spec", ScorerSpec.model_validate)
         targets = self.targets() if targets is None else targets
         return spec.model_copy(update={"targets": [t.config for t in targets]}) if targets else spec
 
     def config(self) -> RunConfig:
-        return RunConfig.model_validate(self._get_meta("config"))
+        return self._required_meta("config", RunConfig.model_validate)
 
     def examples(self) -> list[Example]:
-        return _EXAMPLES.validate_python(self._get_meta("examples") or [])
+        return self._get_meta("examples", lambda v: _EXAMPLES.validate_python(v or [])) or []
 
     def created(self) -> str:
         return str(self._get_meta("created") or "")
@@ -258,8 +299,8 @@ class SuiteStore:
             db.conn.executemany(_UPSERT_CAPABILITY, rows)
 
     def capabilities(self) -> list[Capability]:
-        rows = self.db.query("select json from capabilities order by seq")
-        return [Capability.model_validate_json(r["json"]) for r in rows]
+        rows = self.db.conn.execute("select id, json from capabilities order by seq")
+        return self._rows("capabilities", rows, Capability.model_validate_json)
 
     def put_recipes(self, recipes: list[Recipe]) -> None:
         with self.db.atomic() as db:
@@ -268,8 +309,8 @@ class SuiteStore:
             db.conn.executemany(_UPSERT_RECIPE, rows)
 
     def recipes(self) -> list[Recipe]:
-        rows = self.db.query("select json from recipes order by seq")
-        return [Recipe.model_validate_json(r["json"]) for r in rows]
+        rows = self.db.conn.execute("select id, json from recipes order by seq")
+        return self._rows("recipes", rows, Recipe.model_validate_json)
 
     def put_case(self, case: Case) -> None:
         self.db.conn.execute(
@@ -278,11 +319,11 @@ class SuiteStore:
         )
 
     def cases(self, recipe_id: str | None = None) -> list[Case]:
-        sql, args = "select json from cases", []
+        sql, args = "select id, json from cases", []
         if recipe_id is not None:
             sql, args = sql + " where recipe_id = ?", [recipe_id]
-        rows = self.db.query(sql + " order by recipe_id, idx", args)
-        return [Case.model_validate_json(r["json"]) for r in rows]
+        rows = self.db.conn.execute(sql + " order by recipe_id, idx", args)
+        return self._rows("cases", rows, Case.model_validate_json)
 
     # -------------------------------------------------------------------- votes
     def put_decision(self, decision: PanelDecision) -> None:
@@ -322,17 +363,24 @@ class SuiteStore:
         )
         names = [column[0] for column in cursor.description]
         rows = [dict(zip(names, row, strict=True)) for row in cursor]
-        for row in rows:
-            row["transcripts"] = json.loads(row.get("transcripts") or "[]")
+        keyed = [((r["subject_id"], r["question"], r["sample_index"]), r) for r in rows]
         votes: dict[str, list[Vote]] = {}
-        for vote in _VOTES.validate_python(rows):
+        parsed = self._rows_at_once(
+            "votes",
+            keyed,
+            lambda rows: _VOTES.validate_python([_vote_row(row) for row in rows]),
+            lambda row: Vote.model_validate(_vote_row(row)),
+        )
+        for vote in parsed:
             votes.setdefault(vote.subject_id, []).append(vote)
         human = self.overrides(question)
         decided = {}
-        for subject, stored in self.db.conn.execute(
+        stored = self.db.conn.execute(
             "select subject_id, decision from decisions where question = ?", [question.value]
+        ).fetchall()
+        for (subject, _), panel in zip(
+            stored, self._rows("decisions", stored, Decision), strict=True
         ):
-            panel = Decision(stored)
             override = human.get(subject)
             decided[subject] = PanelDecision(
                 subject_id=subject,
@@ -366,11 +414,12 @@ class SuiteStore:
     def overrides(self, question: Question) -> dict[str, Decision]:
         if not self.db["review_overrides"].exists():  # an old suite opened read-only
             return {}
-        rows = self.db.query(
+        rows = self.db.conn.execute(
             "select subject_id, decision from review_overrides where question = ?",
             [question.value],
-        )
-        return {row["subject_id"]: Decision(row["decision"]) for row in rows}
+        ).fetchall()
+        decisions = self._rows("review_overrides", rows, Decision)
+        return {subject: decision for (subject, _), decision in zip(rows, decisions, strict=True)}
 
     # ----------------------------------------------------------------- families
     def put_families(self, families: Iterable[Family], *, replace: bool = False) -> None:
@@ -383,19 +432,20 @@ class SuiteStore:
             db.conn.executemany("insert or replace into families values (?, ?)", rows)
 
     def families(self) -> list[Family]:
-        rows = self.db.query(
-            "select f.json from families f join recipes r on r.id = f.recipe_id order by r.seq"
+        rows = self.db.conn.execute(
+            "select f.recipe_id, f.json from families f join recipes r on r.id = f.recipe_id "
+            "order by r.seq"
         )
-        return [Family.model_validate_json(r["json"]) for r in rows]
+        return self._rows("families", rows, Family.model_validate_json)
 
     # ---------------------------------------------------------------- execution
     def put_tolerance(self, target: str, estimate: dict) -> None:
         self.db["tolerances"].upsert({"target": target, "json": json.dumps(estimate)}, pk="target")
 
     def tolerances(self) -> dict[str, dict]:
-        return {
-            r["target"]: json.loads(r["json"]) for r in self.db.query("select * from tolerances")
-        }
+        rows = self.db.conn.execute("select target, json from tolerances").fetchall()
+        estimates = self._rows("tolerances", rows, _tolerance_estimate)
+        return {target: estimate for (target, _), estimate in zip(rows, estimates, strict=True)}
 
     def put_inflation(self, result: SearchResult) -> None:
         """One target's score-inflation search (replacing an earlier one of the target)."""
@@ -404,8 +454,8 @@ class SuiteStore:
         )
 
     def inflation(self) -> list[SearchResult]:
-        rows = self.db.query("select json from inflation order by target")
-        return [SearchResult.model_validate_json(r["json"]) for r in rows]
+        rows = self.db.conn.execute("select target, json from inflation order by target")
+        return self._rows("inflation", rows, SearchResult.model_validate_json)
 
     def put_inflation_score(self, target: str, key: str, score: float) -> None:
         """One target call of a search, kept so that an interrupted search resumes."""
@@ -428,11 +478,12 @@ class SuiteStore:
         self.db["executions"].upsert(row, pk=("target", "case_id"))
 
     def executions(self, target: str | None = None) -> list[ExecutionRecord]:
-        sql, args = "select json from executions", []
+        sql, args = "select target, case_id, json from executions", []
         if target is not None:
             sql, args = sql + " where target = ?", [target]
-        rows = self.db.query(sql + " order by target, case_id", args)
-        return [ExecutionRecord.model_validate_json(r["json"]) for r in rows]
+        rows = self.db.conn.execute(sql + " order by target, case_id", args)
+        keyed = (((name, case), text) for name, case, text in rows)
+        return self._rows("executions", keyed, ExecutionRecord.model_validate_json)
 
     # ------------------------------------------------------------ calls, errors
     def put_call(self, call: CallRecord) -> None:
@@ -442,8 +493,13 @@ class SuiteStore:
         )
 
     def calls(self) -> list[CallRecord]:
-        rows = self.db.conn.execute("select json from calls order by id")
-        return _CALLS.validate_json("[" + ",".join(text for (text,) in rows) + "]")
+        rows = self.db.conn.execute("select id, json from calls order by id").fetchall()
+        return self._rows_at_once(
+            "calls",
+            rows,
+            lambda texts: _CALLS.validate_json("[" + ",".join(texts) + "]"),
+            CallRecord.model_validate_json,
+        )
 
     def put_transcript(self, transcript: Transcript) -> None:
         """Keep a call's transcript, its prompt once by content; past the suite's cap
@@ -492,10 +548,15 @@ class SuiteStore:
                 marks = ",".join("?" for _ in chunk)
                 rows += self.db.conn.execute(f"{sql} where t.key in ({marks})", chunk).fetchall()
         names = ("key", "model", "task", "prompt", "reply", "truncated")
-        return {row[0]: Transcript(**dict(zip(names, row, strict=True))) for row in rows}
+        parsed = self._rows(
+            "transcripts",
+            ((row[0], row) for row in rows),
+            lambda row: Transcript(**dict(zip(names, row, strict=True))),
+        )
+        return {transcript.key: transcript for transcript in parsed}
 
     def transcripts_dropped(self) -> int:
-        return int(self._get_meta("transcripts_dropped") or 0)
+        return int(self._get_meta("transcripts_dropped", lambda v: int(v or 0)) or 0)
 
     def put_error(self, stage: str, subject: str, message: str, target: str = "") -> None:
         self.db["errors"].insert(
@@ -560,6 +621,52 @@ class SuiteStore:
             self._lock.release()
 
 
+# ------------------------------------------------------------------- rows
+def _parse_rows(
+    path: Path, table: str, rows: Iterable[tuple[object, P]], parse: Callable[[P], T]
+) -> list[T]:
+    """Each (key, payload) row's payload through `parse`: the one place where a row that is
+    not what sane wrote (an edit by the sender, a bit flipped) becomes bad input naming the
+    table, the row and the problem, instead of a traceback in whatever command read it."""
+    parsed: list[T] = []
+    for key, payload in rows:
+        try:
+            parsed.append(parse(payload))
+        except (ValueError, TypeError, KeyError) as exc:  # pydantic's and JSON's are ValueErrors
+            raise _damaged(path, table, key, exc) from None
+    return parsed
+
+
+def _damaged(path: Path, table: str, key: object, exc: Exception) -> InputError:
+    return InputError(
+        str(path), None, f"suite file damaged ({table}, row {key!r}, {_problem(exc)})"
+    )
+
+
+def _problem(exc: Exception) -> str:
+    """A parse error in a few words: pydantic's first error and where, or the error's text."""
+    if not isinstance(exc, ValidationError):
+        return str(exc) or type(exc).__name__
+    first = exc.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{where + ': ' if where else ''}{first['msg']}{more}"
+
+
+def _vote_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A votes row as a Vote's fields: its transcript keys are stored as JSON text."""
+    return row | {"transcripts": json.loads(row.get("transcripts") or "[]")}
+
+
+def _tolerance_estimate(text: str) -> dict[str, Any]:
+    """A stored tolerance estimate, checked for the number every reader takes from it."""
+    estimate = _OBJECT.validate_json(text)
+    tolerance = estimate.get("tolerance")
+    if isinstance(tolerance, bool) or not isinstance(tolerance, int | float):
+        raise TypeError(f"tolerance: not a number ({tolerance!r})")
+    return estimate
+
+
 # ------------------------------------------------------------------ schema
 def _build_schema(db: sqlite_utils.Database, *, create: bool) -> None:
     """Every table, column and trigger of a suite: all of them in a new one (`create`); in an
@@ -575,6 +682,12 @@ def _build_schema(db: sqlite_utils.Database, *, create: bool) -> None:
         pk=("subject_id", "question"),
         if_not_exists=True,
     )
+    db[HUMAN_LABELS].create(  # sane.review._labels: reviewers' labels, kept with the suite
+        {"subject_id": str, "question": str, "label": str, "reviewer": str, "note": str,
+         "source": str, "imported": str},
+        pk=("subject_id", "question"),
+        if_not_exists=True,
+    )  # fmt: skip
     _transcript_tables(db)
     _keep_revision(db)
 
@@ -747,14 +860,13 @@ def read_stored_report(path: str | Path, code: str) -> dict | None:
     _check_is_suite(path)
     conn = sqlite3.connect(_readonly_uri(path), uri=True)
     try:
-        values = {
-            key: json.loads(value)
-            for key, value in conn.execute(
-                "select key, value from meta where key in ('report', 'revision')"
-            )
-        }
+        rows = conn.execute(
+            "select key, value from meta where key in ('report', 'revision')"
+        ).fetchall()
     finally:
         conn.close()
+    parsed = _parse_rows(path, "meta", rows, json.loads)
+    values = {key: value for (key, _), value in zip(rows, parsed, strict=True)}
     stored, revision = values.get("report"), values.get("revision")
     if not isinstance(stored, dict) or stored.get("code") != code or revision is None:
         return None
