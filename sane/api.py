@@ -169,8 +169,15 @@ def qualify(
 
     check_model(oracle_model, "--oracle-model")
     client = LLMClient(llm or LLMSettings())
+
+    async def qualified() -> Qualification:
+        try:
+            return await run_qualification(client, oracle_model, quick=quick, config=config)
+        finally:
+            await client.aclose()  # the loop's HTTP connections, before the loop ends
+
     try:
-        return asyncio.run(run_qualification(client, oracle_model, quick=quick, config=config))
+        return asyncio.run(qualified())
     finally:
         client.close()
 

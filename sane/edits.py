@@ -147,7 +147,9 @@ def tabs(data: TransformInput) -> str:
 
 
 @register_transform(
-    "blank_lines", operator="Put a blank line after every sentence, changing nothing else."
+    "blank_lines",
+    operator="Put a blank line after every sentence (around a text of one sentence: a blank line "
+    "before and after it), changing nothing else.",
 )
 def blank_lines(data: TransformInput) -> str:
     """A blank line after every sentence (a single sentence gets blank lines around it)."""

@@ -39,8 +39,6 @@ from sane.panel.oracle import OraclePanel
 from sane.prompts import messages
 from sane.qualification.record import MIN_ANSWERED, Figure, Miss, Qualification
 from sane.qualification.references import REFERENCES, Reference
-from sane.relations import predicts
-from sane.reporting.formatting import markdown_cell as cell
 from sane.records import (
     Case,
     Decision,
@@ -52,6 +50,8 @@ from sane.records import (
     ScorerSpec,
     Vote,
 )
+from sane.relations import predicts
+from sane.reporting.formatting import markdown_cell as cell
 from sane.simulation.params import is_simulated, with_truth
 from sane.simulation.prompt_reader import Asked
 from sane.simulation.truth import GroundTruth, direction, load_truth
@@ -214,7 +214,8 @@ def questions(model: str, *, quick: bool, seed: int = 0) -> list[Item]:
 
 
 @cache
-def _spec(criterion: str) -> ScorerSpec:
+def reference_spec(criterion: str) -> ScorerSpec:
+    """The spec of a reference criterion, loaded once."""
     return load_spec(REFERENCES[criterion].spec)[0]
 
 
@@ -229,7 +230,7 @@ async def _decide(client: LLMClient, config: RunConfig, item: Item) -> PanelDeci
         rationale=config.vote_rationale,
     )
     context = {
-        "spec": _spec(item.criterion),
+        "spec": reference_spec(item.criterion),
         "recipe": item.recipe,
         "relation_json": item.recipe.relation.model_dump_json(),
         **({"case": item.case} if item.case is not None else {}),

@@ -188,9 +188,7 @@ class PythonTarget:
         try:
             if inspect.iscoroutinefunction(self.function):
                 return await self.function(dict(record))
-            result = await in_daemon_thread(
-                self.function, dict(record), name="sane-python-target"
-            )
+            result = await in_daemon_thread(self.function, dict(record), name="sane-python-target")
             if inspect.isawaitable(result):
                 result = await result
             return result

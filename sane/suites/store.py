@@ -333,10 +333,11 @@ class SuiteStore:
         with self.db.atomic() as db:
             db.conn.executemany(
                 "insert or replace into votes (subject_id, question, sample_index, model, "
-                "decision, rationale, raw, error, transcripts) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "decision, rationale, raw, error, transcripts, seed) "
+                "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (v.subject_id, v.question.value, v.sample_index, v.model, v.decision.value)
-                    + (v.rationale, v.raw, v.error, json.dumps(v.transcripts))
+                    + (v.rationale, v.raw, v.error, json.dumps(v.transcripts), v.seed)
                     for v in decision.votes
                 ],
             )
@@ -764,6 +765,8 @@ def _transcript_tables(db: sqlite_utils.Database) -> None:
     )  # fmt: skip
     if "transcripts" not in db["votes"].columns_dict:
         db.execute("alter table votes add column transcripts text")
+    if "seed" not in db["votes"].columns_dict:  # each vote's own sampling seed (panel)
+        db.execute("alter table votes add column seed integer")
 
 
 def _keep_revision(db: sqlite_utils.Database) -> None:

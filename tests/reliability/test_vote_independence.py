@@ -23,6 +23,7 @@ from sane.llm import LLMClient, LLMSettings
 from sane.panel.ballots import DirectionBallot
 from sane.panel.oracle import OraclePanel, vote_seed
 from sane.records import Decision, Question
+from sane.suites.store import SuiteStore
 
 K = 3
 PROMPT = [{"role": "system", "content": "s"}, {"role": "user", "content": "Is it so?"}]
@@ -40,7 +41,9 @@ def _settings(tmp_path: Path, **fields: Any) -> LLMSettings:
 def _router(tmp_path: Path, base_url: str) -> Path:
     path = tmp_path / "router.yaml"
     deployment = {"model": "openai/served", "api_base": base_url, "api_key": "sk-test"}
-    path.write_text(yaml.safe_dump({"model_list": [{"model_name": "m", "litellm_params": deployment}]}))
+    path.write_text(
+        yaml.safe_dump({"model_list": [{"model_name": "m", "litellm_params": deployment}]})
+    )
     return path
 
 
@@ -51,9 +54,7 @@ def _decide(settings: LLMSettings, model: str, *, contrast: bool = False) -> Any
         return asyncio.run(panel.decide("s-1", Question.alignment, PROMPT))
     swapped = [PROMPT[0], {"role": "user", "content": "Is it so, the other way round?"}]
     ballot = DirectionBallot(frozenset({"lower"}))
-    return asyncio.run(
-        panel.decide("s-1", Question.alignment, PROMPT, ballot, contrast=swapped)
-    )
+    return asyncio.run(panel.decide("s-1", Question.alignment, PROMPT, ballot, contrast=swapped))
 
 
 ROUTES = ["direct", "litellm", "router"]
@@ -70,7 +71,10 @@ def test_each_vote_is_its_own_request(
         elif route == "litellm":  # an OpenAI-compatible provider litellm calls itself
             settings, model = _settings(tmp_path, api_base=server.base_url), "hosted_vllm/served"
         else:
-            settings, model = _settings(tmp_path, router_path=_router(tmp_path, server.base_url)), "router/m"
+            settings, model = (
+                _settings(tmp_path, router_path=_router(tmp_path, server.base_url)),
+                "router/m",
+            )
         decision = _decide(settings, model)
         bodies = [json.dumps(body, sort_keys=True) for body in server.requests]
     assert decision.decision is Decision.yes
@@ -95,3 +99,14 @@ def test_vote_seeds_differ_within_a_decision_and_across_run_seeds() -> None:
     assert len(set(seeds.values())) == len(seeds)  # seed 1's vote 0 is not seed 0's vote 1
     assert all(0 <= s < 2**31 for s in seeds.values())
     assert vote_seed(3, 2) == vote_seed(3, 2)  # a rerun draws the same
+
+
+def test_the_suite_keeps_each_votes_seed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with serve(_yes) as server:
+        decision = _decide(_settings(tmp_path, api_base=server.base_url), "openai/served")
+    store = SuiteStore(tmp_path / "suite.db", create=True)
+    store.put_decision(decision)
+    kept = store.decisions(Question.alignment)["s-1"]
+    store.close()
+    assert [vote.seed for vote in kept.votes] == [vote_seed(5, i) for i in range(K)]
