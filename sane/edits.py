@@ -160,7 +160,11 @@ def blank_lines(data: TransformInput) -> str:
     return _changed(data.text, "\n\n".join(parts), "blank_lines")
 
 
-@register_transform("sentence_deletion", operator="Delete every other sentence.")
+@register_transform(
+    "sentence_deletion",
+    operator="Delete every other sentence: keep the 1st, 3rd, 5th, ... and delete the 2nd, 4th, "
+    "...; headings stay.",
+)
 def sentence_deletion(data: TransformInput) -> str:
     """Every other sentence deleted, keeping headers, order and line breaks (Xu et al. 2025)."""
     kept: list[str] = []
@@ -218,7 +222,8 @@ _AUXILIARY = re.compile(
 
 @register_transform(
     "change_number",
-    operator="Change the first number written in digits to that number plus 7 (12 becomes 19).",
+    operator='Add 7 to the first run of digits in the text (12 becomes 19; in "2,000" the first '
+    'run is "2", which becomes "9").',
 )
 def change_number(data: TransformInput) -> str:
     """The first run of digits replaced by that number plus 7 (same text otherwise)."""
@@ -231,8 +236,11 @@ def change_number(data: TransformInput) -> str:
 
 @register_transform(
     "negate",
-    operator="Negate the first statement that has an auxiliary verb (is, are, was, were, will, "
-    'can, has, does, ...) by putting "not" after that verb.',
+    # the instruction says what the code does, word for word: a reader judging its variants
+    # must not expect a grammatical negation where the word is a main verb ("had 210 visitors")
+    operator='Put "not" after the first of these words not already followed by "not": is, are, '
+    "was, were, will, can, could, should, would, has, have, had, does, did, do, may, must "
+    "(whole words in lower case, even where the word is a main verb).",
 )
 def negate(data: TransformInput) -> str:
     """ "not" inserted after the first lower-case auxiliary verb not already negated."""
