@@ -233,8 +233,10 @@ TrustSuiteCode = Annotated[
     bool,
     typer.Option(
         "--trust-suite-code",
-        help="Run the suite's stored python targets (code its author chose) if their module "
-        "files are the ones it recorded; without this, only those a --spec of this run declares.",
+        help="Run the suite's stored python targets when each names a module of your own "
+        "(never an installed package's, the standard library's or sane's) whose file is the one "
+        "the suite recorded. That module's code then runs: trust only suites you made. Without "
+        "this, only the python targets a --spec of this run declares run.",
     ),
 ]
 
