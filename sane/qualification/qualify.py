@@ -141,7 +141,9 @@ def unknowable_edits() -> dict[str, list[str]]:
     return {name: [e for e in edits if not knowable(truth, e)] for name, truth in truths.items()}
 
 
-def _items(reference: Reference, truth: GroundTruth, model: str, full: bool) -> Iterator[Item]:
+def _items(
+    reference: Reference, truth: GroundTruth, model: str, full: bool, left_out: bool = False
+) -> Iterator[Item]:
     """The alignment question on every grid recipe and the blind direction question on every
     edit whose effect is knowable from its instruction, and (full) the direction question on
     every example an edit changes (its texts shown, so always knowable)."""
@@ -149,7 +151,7 @@ def _items(reference: Reference, truth: GroundTruth, model: str, full: bool) -> 
     for capability in grid_capabilities():
         recipes = grid_recipes(capability.id)
         probe = recipes[0]  # the blind question never shows the relation
-        if knowable(truth, str(probe.transform)):
+        if knowable(truth, str(probe.transform)) != left_out:
             for recipe in recipes:
                 assert isinstance(recipe.relation, PairRelation)
                 right = truth.recipe_holds(recipe.instruction, recipe.relation)
@@ -194,15 +196,17 @@ def _items(reference: Reference, truth: GroundTruth, model: str, full: bool) -> 
             yield Item(name, case.id, probe, "vote_case_direction.j2", answer, model, case)
 
 
-def questions(model: str, *, quick: bool, seed: int = 0) -> list[Item]:
+def questions(model: str, *, quick: bool, seed: int = 0, left_out: bool = False) -> list[Item]:
     """The qualification's questions, each with its right answer: every direction question,
-    and every alignment question (a balanced sample of right and wrong claims when quick)."""
+    and every alignment question (a balanced sample of right and wrong claims when quick).
+    `left_out`: instead, every instruction-only question that `knowable` leaves out, so that
+    a model can be asked them to show what the rule drops (experiments/left_out_questions.py)."""
     items: list[Item] = []
     for reference in REFERENCES.values():
         truth = load_truth(reference.ref, reference.spec, reference.examples)
         asked = with_truth(model, reference.ref, reference.spec, reference.examples)
-        items += _items(reference, truth, asked, full=not quick)
-    if not quick:
+        items += _items(reference, truth, asked, full=not quick and not left_out, left_out=left_out)
+    if not quick or left_out:
         return items
     directions = [i for i in items if i.direction]
     right = [i for i in items if not i.direction and i.truth is True]
@@ -248,10 +252,10 @@ def _asked(item: Item) -> str:
     """What an item's question showed, in one line (for the list of misses)."""
     shown = f"{item.criterion}: {item.recipe.instruction}"
     if not item.direction:
-        return f"{shown} -> predicts {predicts(item.recipe.relation)}"
+        return f"{shown} Predicts: {predicts(item.recipe.relation)}."
     if item.case is None:
-        return f"{shown} -> direction of the edited text on most texts"
-    return f"{shown} -> direction of the edited text on case {item.case.id}"
+        return f"{shown} Asks: the edited text's score on most texts, lower, higher or same."
+    return f"{shown} Asks: the edited text's score on case {item.case.id}, lower, higher or same."
 
 
 def _miss(item: Item, vote: Vote) -> Miss | None:
@@ -339,11 +343,17 @@ def score(model: str, quick: bool, decided: list[tuple[Item, PanelDecision]]) ->
 
 
 async def qualify(
-    client: LLMClient, model: str, *, quick: bool = True, config: RunConfig | None = None
+    client: LLMClient,
+    model: str,
+    *,
+    quick: bool = True,
+    config: RunConfig | None = None,
+    left_out: bool = False,
 ) -> Qualification:
-    """Ask `model` the qualification's questions through `client` (cached like any call)."""
+    """Ask `model` the qualification's questions through `client` (cached like any call);
+    `left_out`: the questions the knowability rule leaves out instead (see `questions`)."""
     config = config or RunConfig(model=model, oracle_models=[model])
-    items = questions(model, quick=quick, seed=config.seed)
+    items = questions(model, quick=quick, seed=config.seed, left_out=left_out)
     # one one-call question first, alone: a refused key stops the run there
     # (sane.panel.oracle), one call in, instead of once per concurrency slot
     items.sort(key=lambda item: item.direction)

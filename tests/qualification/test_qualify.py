@@ -118,3 +118,20 @@ def test_a_budget_stop_in_the_qualification_resumes_to_the_same_verdict(tmp_path
     stopped = api.report(tmp_path / "stopped.db").validity.qualification
     whole = api.report(tmp_path / "whole.db").validity.qualification
     assert stopped is not None and stopped == whole and len(stopped.models) == 1
+
+
+def test_every_wrong_answer_is_listed_as_a_miss_a_reader_can_judge(tmp_path: Path) -> None:
+    poor = _qualify(tmp_path, f"sim/accuracy=0.6,truth={TRUTH}")
+    perfect = _qualify(tmp_path, f"sim/accuracy=1,truth={TRUTH}")
+    assert perfect.misses == [] and "Missed questions" not in qualification.render(perfect)
+    wrong = poor.accuracy.of - poor.accuracy.count
+    alignment = [m for m in poor.misses if m.question == "alignment"]
+    direction = [m for m in poor.misses if m.question == "direction"]
+    # one miss per wrong yes/no answer; a direction pair with one or two wrong answers is one
+    assert len(alignment) + len(direction) <= wrong <= len(alignment) + 2 * len(direction)
+    assert all(m.keyed in ("yes", "no") and m.answered != m.keyed for m in alignment)
+    assert all("Predicts:" in m.asked for m in alignment)
+    assert all(m.keyed in ("lower", "higher", "same") for m in direction)
+    assert f"### Missed questions ({len(poor.misses)})" in qualification.render(poor)
+    document = json.loads(poor.model_dump_json())
+    assert len(document["misses"]) == len(poor.misses)
