@@ -143,7 +143,7 @@ def summary_renderables(report: Report) -> list[object]:
     )
     if report.targets:
         table = Table(title="Targets by pass rate")
-        for column in ("rank", "target", "pass rate", "Wilson 95%", "faults", "errors", "cases"):
+        for column in ("rank", "target", "pass rate", "95% CI", "faults", "errors", "cases"):
             table.add_column(column)
         entries = {entry.target: entry for entry in report.ranking}
         for name, summary in sorted(
@@ -155,12 +155,13 @@ def summary_renderables(report: Report) -> list[object]:
                 rank_label(entries[name]),
                 escape(name),
                 "[red]error: no result[/]" if no_result else _fmt(summary.pass_rate),
-                _fmt_ci(summary.pass_rate_ci),
+                _interval_cell(entries[name]),
                 str(summary.faults),
                 str(summary.errors),
                 str(summary.cases_run),
             )
         lines.append(table)
+        lines += [f"[yellow]{escape(note)}[/]" for note in ranking_notes(report)]
     if report.not_executed:
         lines.append("not executed: " + escape(", ".join(report.not_executed)))
     lines.append("[dim]faults with evidence: --format md or html; every number: --format json[/]")
@@ -367,7 +368,7 @@ def rank_tables(result: Report) -> list[Table]:
     tables = []
     main = Table(title=f"Ranking: {result.suite.scorer} (pass-rate span {_fmt(result.span)})")
     robust = ROBUSTNESS in result.ranking_by_requirement
-    columns = ["rank", "target", "pass rate", "95% CI", "judged cases"]
+    columns = ["rank", "target", "pass rate", "95% CI", "judged cases", "errors"]
     for column in columns + ([f"{ROBUSTNESS} (oracle-free)"] if robust else []):
         main.add_column(column)
     for entry in result.ranking:
@@ -378,6 +379,7 @@ def rank_tables(result: Report) -> list[Table]:
             _fmt(entry.pass_rate),
             _interval_cell(entry),
             str(entry.cases),
+            str(entry.errors),
             *([_robustness_cell(line)] if robust else []),
         )
     notes = [RANK_MEANING, INTERVAL_MEANING]
@@ -386,7 +388,7 @@ def rank_tables(result: Report) -> list[Table]:
             f"{ROBUSTNESS}: the share of manipulation families searched with no confirmed "
             "exploit (no oracle; not part of the pass rate)"
         )
-    main.caption = escape("; ".join(notes))
+    main.caption = escape("; ".join(notes + ranking_notes(result)))
     tables.append(main)
     if result.ranking_by_requirement:
         by_req = Table(title=escape("Per requirement: rank, pass rate [95% CI] (judged cases)"))
@@ -406,6 +408,12 @@ def rank_tables(result: Report) -> list[Table]:
     if result.human_alignment is not None:
         tables += _alignment_tables(result.human_alignment)
     return tables
+
+
+def ranking_notes(result: Report) -> list[str]:
+    """Per target, why it is not ranked or that its scores barely move (sane.reporting._health):
+    below a table rather than in a column, so the table keeps to a terminal's width."""
+    return [f"{e.target}: {e.note}" for e in result.ranking if e.note]
 
 
 def _interval_cell(entry: RankingEntry) -> str:

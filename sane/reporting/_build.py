@@ -33,6 +33,7 @@ from sane.records import (
     Verdict,
 )
 from sane.reporting._findings import build_findings
+from sane.reporting._health import TargetHealth, target_health
 from sane.reporting._models import (
     CallSummary,
     CallTotals,
@@ -523,10 +524,17 @@ def _ranking(
     targets: Mapping[str, TargetSummary | GroupSummary],
     passed: Verdicts,
     boot: _Bootstrap = _Bootstrap(),
+    health: Mapping[str, TargetHealth] | None = None,
 ) -> tuple[list[SliceRankingEntry], list[PairedComparison]]:
     """Targets by pass rate, ranked by what is significant (ties share the rank), each with
-    its interval; and the paired comparisons the ranks rest on."""
-    rated = {name: s.pass_rate for name, s in targets.items() if s.pass_rate is not None}
+    its interval; and the paired comparisons the ranks rest on. A target `health` says is
+    not ranked (too many errors) is listed after the ranked ones, without a rank."""
+    health = health or {}
+    rated = {
+        name: s.pass_rate
+        for name, s in targets.items()
+        if s.pass_rate is not None and not (name in health and health[name].not_ranked)
+    }
     tested = comparisons(
         {name: passed.get(name, {}) for name in sorted(rated, key=lambda n: (-rated[n], n))},
         n_resamples=boot.n_resamples,
@@ -550,6 +558,8 @@ def _ranking(
             ci=ci,
             ci_method=method,
             cases=summary.passes + summary.faults,
+            errors=summary.errors,
+            note=health[name].note if name in health else None,
         )
 
     return [entry(n) for n in ranked] + [entry(n) for n in unrated], tested
@@ -560,6 +570,7 @@ def _sliced_rankings(
     slice_of: Callable[[TargetSummary], Mapping],
     passed: Mapping[str, Verdicts],
     boot: _Bootstrap,
+    health: Mapping[str, TargetHealth] | None = None,
 ) -> dict[str, list[SliceRankingEntry]]:
     """One ranking per slice (requirement or capability) over the targets that ran it,
     paired on the slice's own cases (``passed``: slice -> target -> case -> passed)."""
@@ -569,6 +580,7 @@ def _sliced_rankings(
             {name: slice_of(s)[key] for name, s in targets.items() if key in slice_of(s)},
             passed.get(key, {}),
             boot,
+            health,
         )[0]
         for key in keys
     }
@@ -789,11 +801,20 @@ def build_report(
         for name, summary in targets.items()
     }
     any_fault = {rid for flags in fault_flags.values() for rid, hit in flags.items() if hit}
-    entries, tested = _ranking(targets, _passed(runs), boot)
+    example_of = {case.id: case.example_index for case in snapshot.cases}
+    health = {
+        name: target_health(
+            by_target[name], example_of, _contract(snapshot, name), summary.sensitivity
+        )
+        for name, summary in targets.items()
+    }
+    entries, tested = _ranking(targets, _passed(runs), boot, health)
     ranking = [RankingEntry(**e.model_dump()) for e in entries]
     requirement_passed = _passed_by(runs, lambda e: recipes[e.recipe_id].requirement.value)
     requirement_passed[ROBUSTNESS] = {r.target: r.family_verdicts for r in snapshot.inflation}
-    by_requirement = _sliced_rankings(targets, lambda s: s.by_requirement, requirement_passed, boot)
+    by_requirement = _sliced_rankings(
+        targets, lambda s: s.by_requirement, requirement_passed, boot, health
+    )
     if ROBUSTNESS in by_requirement:  # the oracle-free line after the six requirements
         by_requirement[ROBUSTNESS] = by_requirement.pop(ROBUSTNESS)
     taus = sorted(set(default_taus(snapshot.config.cases)) | {snapshot.config.threshold})
@@ -829,6 +850,7 @@ def build_report(
             lambda s: s.by_capability,
             _passed_by(runs, lambda e: recipes[e.recipe_id].capability_id),
             boot,
+            health,
         ),
         span_by_requirement={req: _span(entries) for req, entries in by_requirement.items()},
         human_alignment=None
@@ -856,6 +878,7 @@ def build_report(
         calls=_calls(snapshot),
         not_executed=sorted({t.name for t in snapshot.spec.targets} - set(targets)),
         review=review,
+        health=health,
         warnings=validity.warnings + run_warnings + _transcript_warnings(snapshot),
     )
 

@@ -16,6 +16,7 @@ from sane.manipulations.record import SearchResult
 from sane.qualification.record import QualificationStatus
 from sane.records import Transcript
 from sane.reporting._findings import Findings
+from sane.reporting._health import TargetHealth
 from sane.stats import (
     ConfigSensitivity,
     LabelAgreement,
@@ -195,6 +196,10 @@ class RankingEntry(Record):
     ci: tuple[float, float] | None = None
     ci_method: str | None = None
     cases: int = 0
+    # case executions in error (apart from `cases`), and why a target is listed unranked
+    # or flagged (sane.reporting._health): "not ranked: 15 of 18 ...", "scores barely move"
+    errors: int = 0
+    note: str | None = None
 
 
 class SliceRankingEntry(RankingEntry):
@@ -348,6 +353,8 @@ class Report(Record):
     calls: CallSummary = Field(default_factory=CallSummary)
     not_executed: list[str] = Field(default_factory=list)
     review: ReviewSummary | None = None  # None: no reviewer's decision is in force
+    # per target, its errors and score movement (sane.reporting._health)
+    health: dict[str, TargetHealth] = Field(default_factory=dict)
     # the judge calls behind the faults, by key: the rendered prompt and the raw reply
     transcripts: dict[str, Transcript] = Field(default_factory=dict)
     # each searched target's score-inflation search (sane.manipulations): needs no oracle,

@@ -272,7 +272,7 @@ def test_json_has_the_design_contract(executed_suite):
     }
     assert set(target["by_requirement"]["monotonicity"]) >= {"pass_rate", "cases"}
     assert set(document["ranking"][0]) == {
-        "target", "pass_rate", "rank", "tied", "ci", "ci_method", "cases"
+        "target", "pass_rate", "rank", "tied", "ci", "ci_method", "cases", "errors", "note"
     }  # fmt: skip
     assert {"a", "b", "cases", "difference", "difference_ci", "p_value", "p_adjusted",
             "significant"} <= set(document["comparisons"][0])  # fmt: skip
