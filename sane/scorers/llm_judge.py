@@ -9,6 +9,7 @@ otherwise the call is an error, not a guess.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import stat
@@ -121,10 +122,22 @@ def load_rubric(config: TargetConfig, context: BuildContext) -> Template:
         raise InputError(label, field, f"invalid jinja2 template: {exc}") from exc
 
 
+# An ordinal contract with at most this many scores is sent as their list (a JSON `enum`)
+MAX_ENUMERATED_SCORES = 101
+
+
 def reply_schema(contract: OutputContract) -> type[BaseModel]:
-    """The JSON reply a judge with `reply: json` must give: one score inside the contract."""
+    """The JSON reply a judge with `reply: json` must give: one score inside the contract.
+
+    An ordinal contract's scores are listed (`enum`), not only bounded: a local model's
+    grammar (llama.cpp's schema converter) enforces an enum but ignores `minimum` and
+    `maximum`, so with bounds alone SmolLM answered 12 on a 1-10 scale and the call failed."""
     kind: type = float if contract.type == "continuous" else int
-    return create_model("JudgeReply", score=(kind, Field(ge=contract.min, le=contract.max)))
+    scores = list(range(math.ceil(contract.min), math.floor(contract.max) + 1))
+    listed = kind is int and len(scores) <= MAX_ENUMERATED_SCORES
+    extra = {"enum": scores} if listed else None
+    bounds = Field(ge=contract.min, le=contract.max, json_schema_extra=extra)
+    return create_model("JudgeReply", score=(kind, bounds))
 
 
 @lru_cache(maxsize=64)
