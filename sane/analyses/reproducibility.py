@@ -6,6 +6,9 @@
   profiles (mean normalised score change per requirement; behavioral-correctness paper,
   section 3.6: ``MAE_assump(M) = mean_a |Delta_a^(A)(M) - Delta_a^(B)(M)|``). The MAE of the
   per-requirement pass rates is given next to it.
+- **Pairs**: per pair of targets rated in both suites, does one still beat the other: its
+  paired test (McNemar exact, Holm-adjusted) in each suite and "A beats B in both suites /
+  only in one / in neither". Defined from two targets on, where rank agreement is not.
 - **Rankings**: Kendall's tau-b (and Spearman's rho) between the two suites' pass rates
   over their common targets, with bootstrap intervals.
 - **Recipes**: how many aligned recipes of one suite have a counterpart in the other, a
@@ -28,7 +31,13 @@ from sane.errors import InputError
 from sane.records import Recipe, SuiteSnapshot
 from sane.reporting import Report, build_report
 from sane.similarity import choose_similarity
-from sane.stats import ProfileDistance, RankCorrelation, profile_mae, rank_correlation
+from sane.stats import (
+    PairedComparison,
+    ProfileDistance,
+    RankCorrelation,
+    profile_mae,
+    rank_correlation,
+)
 from sane.suites.store import SuiteStore
 from sane.validators.families import aligned_recipe_ids
 
@@ -73,12 +82,25 @@ class RecipeMatching(Record):
     note: str | None = None
 
 
+class PairReproduction(Record):
+    """Does one target still beat another? The paired test of the two in each suite (seen
+    from `a`: a positive difference is `a` passing more often) and the verdict in words."""
+
+    a: str
+    b: str
+    in_a: PairedComparison | None = None  # the pair in suite A
+    in_b: PairedComparison | None = None  # the pair in suite B
+    verdict: str
+
+
 class SuiteComparison(Record):
     scorer: str
     a: SuiteSide
     b: SuiteSide
     targets: dict[str, TargetReproducibility]
     mean_profile_mae: float | None = None
+    # per pair of targets rated in both suites: does the one still beat the other
+    pairs: list[PairReproduction] = Field(default_factory=list)
     ranking_agreement: RankCorrelation
     recipes: RecipeMatching
     only_in_a: list[str] = Field(default_factory=list)
@@ -138,6 +160,51 @@ def match_recipes(a: list[Recipe], b: list[Recipe], method: str = "auto") -> Rec
 
 
 # ------------------------------------------------------------------ comparison
+
+
+def _pair(comparisons: list[PairedComparison], a: str, b: str) -> PairedComparison | None:
+    """The report's paired test of `a` and `b`, seen from `a` (None: never tested)."""
+    found = next((c for c in comparisons if {c.a, c.b} == {a, b}), None)
+    return None if found is None else found.seen_from(a)
+
+
+def pair_verdict(
+    a: str, b: str, in_a: PairedComparison | None, in_b: PairedComparison | None
+) -> str:
+    """ "A beats B in both suites / only in suite A / in neither", from each suite's paired
+    test (significant after Holm's correction); opposite winners are said as such."""
+    missing = [side for side, c in (("A", in_a), ("B", in_b)) if c is None or not c.cases]
+    if missing:
+        return f"{a} and {b} share no judged case in suite {' and '.join(missing)}"
+    winners = [c.better if c is not None else None for c in (in_a, in_b)]
+    first, second = winners
+    if first is not None and first == second:
+        loser = b if first == a else a
+        return f"{first} beats {loser} in both suites"
+    if first is not None and second is not None:
+        return f"{first} beats the other in suite A, {second} in suite B: the suites disagree"
+    if first is not None or second is not None:
+        winner = first or second
+        loser = b if winner == a else a
+        where, other = ("A", "B") if first else ("B", "A")
+        return f"{winner} beats {loser} only in suite {where} (not separated in suite {other})"
+    return f"neither {a} nor {b} beats the other in either suite"
+
+
+def pair_reproductions(
+    report_a: Report, report_b: Report, names: list[str]
+) -> list[PairReproduction]:
+    """Every pair of `names` (targets rated in both suites), in order."""
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            in_a, in_b = _pair(report_a.comparisons, a, b), _pair(report_b.comparisons, a, b)
+            pairs.append(
+                PairReproduction(
+                    a=a, b=b, in_a=in_a, in_b=in_b, verdict=pair_verdict(a, b, in_a, in_b)
+                )
+            )
+    return pairs
 
 
 def _aligned(snapshot: SuiteSnapshot) -> list[Recipe]:
@@ -204,6 +271,7 @@ def compare_snapshots(
         b=_side(Path(paths[1]), b, report_b),
         targets=targets,
         mean_profile_mae=float(np.mean(maes)) if maes else None,
+        pairs=pair_reproductions(report_a, report_b, sorted(rated_a & rated_b)),
         ranking_agreement=rank_correlation(
             {n: report_a.targets[n].pass_rate for n in rated_a},  # type: ignore[misc]
             {n: report_b.targets[n].pass_rate for n in rated_b},  # type: ignore[misc]

@@ -14,6 +14,7 @@ from sane.cli._common import app, errors_to_exit_codes, out, say
 
 if TYPE_CHECKING:
     from sane.analyses.reproducibility import SuiteComparison
+    from sane.stats import PairedComparison
 
 
 def _fmt(value: float | None) -> str:
@@ -49,13 +50,18 @@ def comparison_tables(result: SuiteComparison) -> list[Table]:
             _fmt(target.pass_rate_b),
         )
     profiles.caption = f"mean profile MAE {_fmt(result.mean_profile_mae)}"
+    tables = [profiles]
+    if result.pairs:
+        tables.append(pairs_table(result))
     agreement = result.ranking_agreement
-    ranking = Table(title=f"Ranking agreement over {agreement.n} common targets")
-    for column in ("statistic", "value", "bootstrap 95% CI"):
-        ranking.add_column(column)
-    ranking.add_row("Kendall tau-b", _fmt(agreement.kendall), _fmt_ci(agreement.kendall_ci))
-    ranking.add_row("Spearman rho", _fmt(agreement.spearman), _fmt_ci(agreement.spearman_ci))
-    ranking.caption = agreement.note
+    if agreement.kendall is not None or agreement.spearman is not None:
+        ranking = Table(title=f"Ranking agreement over {agreement.n} common targets")
+        for column in ("statistic", "value", "bootstrap 95% CI"):
+            ranking.add_column(column)
+        ranking.add_row("Kendall tau-b", _fmt(agreement.kendall), _fmt_ci(agreement.kendall_ci))
+        ranking.add_row("Spearman rho", _fmt(agreement.spearman), _fmt_ci(agreement.spearman_ci))
+        ranking.caption = agreement.note
+        tables.append(ranking)
     recipes = result.recipes
     matching = Table(title=f"Aligned recipes with a counterpart ({recipes.method})")
     for column in ("suite", "aligned recipes", "with a counterpart", "fraction"):
@@ -67,7 +73,38 @@ def comparison_tables(result: SuiteComparison) -> list[Table]:
         "B in A", str(recipes.b_total), str(recipes.b_matched), _fmt(recipes.b_fraction)
     )
     matching.caption = recipes.note
-    return [profiles, ranking, matching]
+    return [*tables, matching]
+
+
+def _pair_cell(pair: PairedComparison | None) -> str:
+    """One suite's paired test of a pair: the difference of pass rates, its interval, Holm p."""
+    if pair is None or pair.difference is None:
+        return "-"
+    return f"{pair.difference:+.3f} {_fmt_ci(pair.difference_ci)} p={_fmt(pair.p_adjusted)}"
+
+
+def pairs_table(result: SuiteComparison) -> Table:
+    """Does A still beat B? Per pair, each suite's paired test and the verdict."""
+    table = Table(title="Does one target still beat another? (paired, on the cases both judged)")
+    for column in ("pair", "suite A: A - B [95% CI] Holm p", "suite B", "verdict"):
+        table.add_column(column)
+    for pair in result.pairs:
+        table.add_row(
+            f"{pair.a} vs. {pair.b}", _pair_cell(pair.in_a), _pair_cell(pair.in_b), pair.verdict
+        )
+    table.caption = (
+        "beats: passes significantly more often on the cases both judged (McNemar exact test, "
+        "Holm-adjusted over the suite's pairs, 5%)"
+    )
+    return table
+
+
+def agreement_line(result: SuiteComparison) -> str | None:
+    """Why rank agreement is not shown, where it is undefined (fewer than 3 targets)."""
+    agreement = result.ranking_agreement
+    if agreement.kendall is not None or agreement.spearman is not None:
+        return None
+    return f"rank agreement: not defined here ({agreement.note}); the pairs above answer it"
 
 
 @app.command()
@@ -81,7 +118,8 @@ def compare(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Compare two suites of one scorer: profile MAE, ranking agreement, recipe overlap."""
+    """Compare two suites of one scorer: does each target still beat another, profile MAE,
+    ranking agreement (from 3 targets), recipe overlap."""
     with errors_to_exit_codes():
         from sane.analyses.reproducibility import compare_suites
 
@@ -91,5 +129,8 @@ def compare(
         return
     for table in comparison_tables(result):
         out.print(table)
+    line = agreement_line(result)
+    if line is not None:
+        say(line)
     for warning in result.warnings:
         say(f"warning: {warning}")
