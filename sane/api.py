@@ -129,6 +129,39 @@ def generate(
         store.close()
 
 
+def resume(
+    suite: str | Path,
+    *,
+    llm: LLMSettings | None = None,
+    progress: Progress | None = None,
+    qualify: bool = False,
+) -> SuiteSnapshot:
+    """Resume or re-decide a suite's generation from what the suite itself stores (its spec,
+    examples and configuration), so no spec file or option is typed again: after an
+    interruption, a budget stop, or a review (`sane review apply`, the review page) that
+    reopened the stages writing the cases of recipes a person aligned. A suite not yet
+    started from a spec is bad input. ``qualify`` as in `generate`."""
+    from sane.llm import LLMSettings, require_prices
+    from sane.run_config import check_models
+
+    if not Path(suite).is_file():
+        raise InputError(str(suite), None, "no such suite: give the spec to start one")
+    store = SuiteStore(suite, writer=True)
+    try:
+        config = store.config()
+        check_models(config, llm or LLMSettings())
+        require_prices([config.model, *config.oracle_models], llm, "agent and oracle models")
+        if qualify:
+            _qualify_oracles(store, config, llm, progress)
+        from sane import workflow
+
+        client = _client(store, llm)
+        asyncio.run(workflow.run(_context(store, client, progress), "generate"))
+        return store.snapshot()
+    finally:
+        store.close()
+
+
 def _qualify_oracles(
     store: SuiteStore, config: RunConfig, llm: LLMSettings | None, progress: Progress | None
 ) -> None:

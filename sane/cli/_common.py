@@ -23,7 +23,7 @@ from sane.errors import BudgetExceeded, InputError, SaneError, printable
 
 if TYPE_CHECKING:
     from sane.manipulations import SearchResult
-    from sane.reporting import Funnel, ReviewSummary
+    from sane.reporting import Funnel, Report, ReviewSummary
 
 
 class _App(typer.Typer):
@@ -241,22 +241,6 @@ TrustSuiteCode = Annotated[
 ]
 
 
-def trust_lines(funnel: Funnel, review: ReviewSummary | None = None) -> list[tuple[str, bool]]:
-    """What every terminal summary says first, as (line, is a warning): a person's review
-    in force, whether the oracle qualified, then how the panel did on its planted controls."""
-    lines = [] if review is None else [(review.summary, False)]
-    status, controls = funnel.qualification, funnel.controls
-    if status is not None:
-        lines.append((status.summary, not status.qualified))
-    if controls is not None:
-        lines.append((controls.summary, controls.failed))
-    else:
-        lines.append(
-            ("This suite has no planted controls: its panel's error is unmeasured.", False)
-        )
-    return lines
-
-
 def print_inflation(results: list[SearchResult]) -> None:
     """Each target's score-inflation search in one line: oracle-free evidence, so it comes
     before anything the panel decided."""
@@ -278,14 +262,26 @@ def print_inflation(results: list[SearchResult]) -> None:
         say(f"score inflation (oracle-free), {r.target}: {line}", to=err)
 
 
-def print_validity(funnel: Funnel) -> None:
+def print_validity(funnel: Funnel, review: ReviewSummary | None = None) -> None:
     """The suite's own validity in plain words: the oracle and the panel first, then guards."""
+    from sane.reporting._next_steps import trust_lines
     from sane.validators.guards import guard_text
 
-    for line, warning in trust_lines(funnel):
+    for line, warning in trust_lines(funnel, review):
         if warning:
             say(f"WARNING: {line}", to=err, style="bold red")
         else:
             say(line, to=err)
     caught = "; ".join(f"{n} {guard_text(g)}" for g, n in funnel.guards.items())
     say(f"validity guards: {caught or 'nothing caught'}", to=err)
+
+
+def print_ways_out(report: Report, suite: object) -> bool:
+    """A dead end's ways out, each with its command for `suite` (sane.reporting._next_steps);
+    whether there was one."""
+    from sane.reporting._next_steps import ways_out
+
+    lines = ways_out(report.validity, report.review, report.suite.model, str(suite))
+    for line in lines:
+        say(line, to=err, style="yellow")
+    return bool(lines)

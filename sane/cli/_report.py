@@ -22,7 +22,6 @@ from sane.cli._common import (
     errors_to_exit_codes,
     out,
     say,
-    trust_lines,
 )
 from sane.cli._llm_options import llm_options
 from sane.errors import InputError
@@ -98,7 +97,7 @@ def report(
         else:
             built = api.report(suite, human=scores)
             if format == "summary" and out_file is None:
-                _print_summary(built)
+                _print_summary(built, suite)
                 return
             text = _render(built, format)
         if out_file is not None:
@@ -122,20 +121,30 @@ def _render(report: Report, format: str) -> str:
     return console.export_text().rstrip("\n")
 
 
-def _print_summary(report: Report) -> None:
-    for renderable in summary_renderables(report):
+def ways_out(report: Report, suite: object) -> list[str]:
+    from sane.reporting._next_steps import ways_out as lines
+
+    return lines(report.validity, report.review, report.suite.model, str(suite))
+
+
+def _print_summary(report: Report, suite: object) -> None:
+    for renderable in summary_renderables(report, suite):
         out.print(renderable)
 
 
-def summary_renderables(report: Report) -> list[object]:
-    """What a person reads first: whether the panel can be trusted, the funnel, the targets,
-    then where the rest is (`--format md|html|json`)."""
+def summary_renderables(report: Report, suite: object = "SUITE.db") -> list[object]:
+    """What a person reads first: whether the panel can be trusted, the findings and the ways
+    out of a dead end (with `suite`'s path), the funnel, the targets, then where the rest is
+    (`--format md|html|json`)."""
+    from sane.reporting._next_steps import trust_lines
+
     funnel = report.validity
     lines: list[object] = [
         f"[bold red]WARNING: {escape(line)}[/]" if warning else escape(line)
         for line, warning in trust_lines(funnel, report.review)
     ]
     lines += findings_lines(report)
+    lines += [f"[yellow]{escape(line)}[/]" for line in ways_out(report, suite)]
     lines.append(
         f"{escape(report.suite.scorer)}: {funnel.candidate_recipes} candidate recipes, "
         f"{funnel.aligned_recipes} aligned, {funnel.validated_families} validated families, "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,6 +17,7 @@ from sane.cli._common import (
     fail,
     print_inflation,
     print_validity,
+    print_ways_out,
     progress_display,
     say,
 )
@@ -25,15 +26,25 @@ from sane.cli._llm_options import llm_options
 from sane.cli._run_options import run_options
 from sane.errors import printable
 from sane.llm import LLMSettings
-from sane.records import ExecuteConfig, ExecutionRecord, RunConfig
+from sane.records import ExecuteConfig, ExecutionRecord, RunConfig, SuiteSnapshot
+
+if TYPE_CHECKING:
+    from sane.reporting import ReviewSummary
 
 
 @app.command()
 @llm_options()
-@run_options()
+@run_options(resumable=True)
 def generate(
-    spec: Annotated[str, typer.Argument(help="Scorer spec YAML, or builtin:NAME.")],
-    suite: Annotated[Path, typer.Option(help="Suite file to create or resume.")],
+    ctx: typer.Context,
+    spec: Annotated[
+        str | None,
+        typer.Argument(
+            help="Scorer spec YAML, or builtin:NAME; or, alone, a suite file to resume or "
+            "re-decide from the options it stores."
+        ),
+    ] = None,
+    suite: Annotated[Path | None, typer.Option(help="Suite file to create or resume.")] = None,
     examples: Annotated[Path | None, typer.Option(help="Examples JSONL (overrides spec).")] = None,
     run: RunConfig | None = None,  # from the run options (sane.cli._run_options)
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
@@ -49,41 +60,147 @@ def generate(
         ),
     ] = False,
 ) -> None:
-    """Derive, validate and store a scorer-specific test suite (qualifying its oracle first)."""
+    """Derive, validate and store a scorer-specific test suite (qualifying its oracle first);
+    `sane generate SUITE.db` resumes one from the options it stores."""
     from sane import api
+
+    with errors_to_exit_codes():
+        spec, suite = _spec_and_suite(spec, suite)
+        resuming = run is None or spec is None
+        if resuming:
+            _refuse_new_options(ctx, suite, spec)
+    assert suite is not None
+    if dry_run:
+        _dry_run(spec, run, examples, skip_qualify)
+        return
+    before = _review_of(suite) if resuming else None
+    with errors_to_exit_codes(), progress_display(not quiet) as progress:
+        if resuming:
+            snapshot = api.resume(suite, llm=llm, progress=progress, qualify=not skip_qualify)
+        else:
+            assert spec is not None and run is not None
+            snapshot = api.generate(
+                spec,
+                suite=suite,
+                config=run,
+                examples=examples,
+                llm=llm,
+                progress=progress,
+                qualify=not skip_qualify,
+            )
+    _generated(snapshot, suite, before)
+
+
+def _spec_and_suite(spec: str | None, suite: Path | None) -> tuple[str | None, Path]:
+    """(spec, suite) from the command line: `sane generate SUITE.db` names the suite alone."""
+    from sane.errors import InputError
+
+    if suite is None:
+        if spec is not None and _is_suite(Path(spec)):
+            return _spec_and_suite(None, Path(spec))
+        raise InputError(None, "--suite", "missing: the suite file to create or resume")
+    if spec is None and not suite.is_file():
+        raise InputError(
+            str(suite),
+            "SPEC",
+            f"no such suite yet: start it with `sane generate SPEC --model MODEL --suite {suite}`",
+        )
+    return spec, suite
+
+
+def _is_suite(path: Path) -> bool:
+    """A suite file given where a spec may stand: a `.db` name, or an SQLite file."""
+    if path.suffix == ".db":
+        return True
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def _refuse_new_options(ctx: typer.Context, suite: Path, spec: str | None) -> None:
+    """A resumed suite runs with the configuration it stores: a run option given with it
+    would be silently ignored, so it is refused, naming the way to a new configuration."""
+    from sane.cli._run_options import OPTIONS
+    from sane.errors import InputError
+
+    if not suite.is_file():
+        raise InputError(str(suite), "--model", "missing: a new suite needs an agent model")
+    given = [
+        name
+        for name in [*OPTIONS, "examples"]
+        # by name: typer may bring its own copy of click's ParameterSource
+        if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"
+    ]
+    if given:
+        option = "--" + given[0].replace("_", "-")
+        raise InputError(
+            str(suite),
+            option,
+            "this suite resumes with the options it stores; another configuration needs a "
+            "new --suite file (with --model)",
+        )
+    if spec is not None:
+        say(f"{suite}: resuming from the spec, examples and options it stores", to=err)
+
+
+def _dry_run(
+    spec: str | None, run: RunConfig | None, examples: Path | None, skip_qualify: bool
+) -> None:
+    from sane.errors import InputError
     from sane.estimate import estimate_inputs, render_estimate
+
+    with errors_to_exit_codes():
+        if spec is None or run is None:
+            raise InputError(None, "--dry-run", "estimates a new suite: give SPEC and --model")
+        plan = estimate_inputs(spec, run, examples=examples)
+    say(render_estimate(plan))
+    if not skip_qualify:
+        from sane.qualification.qualify import quick_calls
+
+        say(
+            f"  plus the oracle's qualification first: up to {quick_calls()} calls per "
+            "oracle model (cached; --skip-qualify skips it)",
+        )
+
+
+def _review_of(suite: Path) -> ReviewSummary | None:
+    """The review in force in a suite before a run (None: none, or no suite yet)."""
+    from sane import api
+
+    with errors_to_exit_codes():
+        return api.report(suite).review if suite.is_file() else None
+
+
+def _generated(snapshot: SuiteSnapshot, suite: Path, before: ReviewSummary | None) -> None:
+    """What a generate run leaves: the validity lines, the funnel, what a review in force
+    now covers, and the ways out of a dead end."""
     from sane.reporting import build_report
 
-    assert run is not None
-    if dry_run:
-        with errors_to_exit_codes():
-            plan = estimate_inputs(spec, run, examples=examples)
-        say(render_estimate(plan))
-        if not skip_qualify:
-            from sane.qualification.qualify import quick_calls
-
-            say(
-                f"  plus the oracle's qualification first: up to {quick_calls()} calls per "
-                "oracle model (cached; --skip-qualify skips it)",
-            )
-        return
-    with errors_to_exit_codes(), progress_display(not quiet) as progress:
-        snapshot = api.generate(
-            spec,
-            suite=suite,
-            config=run,
-            examples=examples,
-            llm=llm,
-            progress=progress,
-            qualify=not skip_qualify,
-        )
-    funnel = build_report(snapshot).validity
-    print_validity(funnel)
+    report = build_report(snapshot)
+    funnel = report.validity
+    print_validity(funnel, report.review)
     say(
         f"suite {suite}: {funnel.candidate_recipes} candidate recipes, "
         f"{funnel.aligned_recipes} aligned, {funnel.validated_families} validated families",
         to=err,
     )
+    review = report.review
+    if before is not None and review is not None:
+        new = review.questions - review.decided_by_person
+        say(
+            f"re-decided with the review in force: {review.decided_by_person} of "
+            f"{review.questions} questions decided by a person"
+            + (
+                f"; {new} decided by the panel (new since the review, or never reviewed): "
+                f"answer them at /review (`sane view {suite}`)"
+                if new
+                else ""
+            ),
+            to=err,
+        )
+    print_ways_out(report, suite)
 
 
 def _counts(records: list[ExecutionRecord]) -> str:
@@ -140,8 +257,16 @@ def execute(
             trust_suite_code=trust_suite_code,
             notice=notice,
         )
-    if execution is not None and execution.max_target_calls:
+    searched = execution is not None and execution.max_target_calls > 0
+    if searched:
         print_inflation(api.report(suite).inflation)
+    if not records and not searched:
+        print_ways_out(api.report(suite), suite)
+        raise fail(
+            EXIT_NOTHING_MEASURED,
+            f"nothing to run: {suite} has no validated case for these targets (see the ways "
+            "out above, or --max-target-calls N for the oracle-free search)",
+        )
     for line in run_summary(records, records.new, suite):
         say(line, to=err)
     failed = sorted(

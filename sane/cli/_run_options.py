@@ -118,14 +118,41 @@ OPTIONS: dict[str, Option] = {
 }
 
 
-def run_options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Give a command the run options `names` (default: all) in place of its `run`."""
+def run_options(
+    *names: str, resumable: bool = False
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command the run options `names` (default: all) in place of its `run`.
+
+    `resumable`: `--model` may be left out, and then `run` is None: the command resumes a
+    suite from the configuration the suite stores (`sane generate SUITE.db`)."""
     from sane.records import RunConfig
 
-    return option_group("run", OPTIONS, names, build_run_config, RunConfig)
+    if not resumable:
+        return option_group("run", OPTIONS, names, build_run_config, RunConfig)
+    optional = {
+        **OPTIONS,
+        "model": Option(
+            "model",
+            "model",
+            Annotated[
+                str | None,
+                typer.Option(
+                    help="Agent model: a litellm string or local/NAME (to start a suite; a "
+                    "suite that exists resumes with the one it stores)."
+                ),
+            ],
+            None,
+        ),
+    }
+    return option_group("run", optional, names, build_resumable_config, RunConfig)
 
 
 def build_run_config(values: dict[str, Any]) -> RunConfig:
     from sane.run_config import run_config
 
     return run_config(**fields_of(OPTIONS, values))
+
+
+def build_resumable_config(values: dict[str, Any]) -> RunConfig | None:
+    """None without `--model`: the suite's stored configuration is used."""
+    return None if values.get("model") is None else build_run_config(values)

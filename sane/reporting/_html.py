@@ -30,6 +30,7 @@ from sane.manipulations.record import ROBUSTNESS
 from sane.records import Capability, Recipe, Requirement
 from sane.relations import Relation, formula, reference_role
 from sane.reporting._models import FaultEvidence, Report
+from sane.reporting._next_steps import first_lines
 from sane.reporting._plots import heat_colour, pass_rate_plot, stability_plot, threshold_plot
 from sane.reporting._worddiff import diff_variants
 from sane.reporting.formatting import INTERVAL_MEANING, RANK_MEANING, TOLERANCE_MEANING
@@ -213,6 +214,7 @@ def render_html(
             inflation_diffs=_inflation_diffs(report),
             robustness=ROBUSTNESS,
             matrix=_comparison_matrix(report),
+            **first_lines(report),
             rank_meaning=RANK_MEANING,
             interval_meaning=INTERVAL_MEANING,
             tolerance_meaning=TOLERANCE_MEANING,

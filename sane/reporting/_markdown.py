@@ -16,6 +16,7 @@ from sane.manipulations.record import ROBUSTNESS
 from sane.relations import formula
 from sane.reporting._fault_groups import group_faults
 from sane.reporting._models import Report
+from sane.reporting._next_steps import first_lines
 from sane.reporting.formatting import (
     INTERVAL_MEANING,
     RANK_MEANING,
@@ -68,6 +69,7 @@ def render_markdown(
             rank_meaning=RANK_MEANING,
             interval_meaning=INTERVAL_MEANING,
             tolerance_meaning=TOLERANCE_MEANING,
+            **first_lines(report),
         )
     )
     return main.rstrip("\n") + "\n\n" + render_statistics(report)
