@@ -169,20 +169,21 @@ def _qualify_oracles(
     calls are cached but kept out of the suite's call log (they are not the suite's panel)."""
     from sane.llm import LLMClient, LLMSettings
     from sane.qualification.qualify import qualify as run_qualification
+    from sane.qualification.tracking import CallProgress, expected_calls, qualification_config
 
     done = {q.model for q in store.qualifications()}
     todo = [model for model in dict.fromkeys(config.oracle_models) if model not in done]
     if not todo:
         return
-    client = LLMClient(llm or LLMSettings())
+    config = qualification_config(config)  # one seed: every suite replays the same calls
+    counted = CallProgress(progress)
+    client = LLMClient(llm or LLMSettings(), on_call=counted)
     try:
-        for index, model in enumerate(todo):
-            if progress is not None:
-                progress(f"qualify {model}", index, len(todo))
+        for model in todo:
+            counted.start(f"qualify {model}", expected_calls(model, quick=True))
             qualification = asyncio.run(run_qualification(client, model, config=config))
             store.put_qualification(qualification)
-        if progress is not None:
-            progress("qualify oracle", len(todo), len(todo))
+            counted.finish()
     finally:
         client.close()
 
@@ -193,15 +194,21 @@ def qualify(
     quick: bool = False,
     config: RunConfig | None = None,
     llm: LLMSettings | None = None,
+    progress: Progress | None = None,
 ) -> Qualification:
     """An oracle model's skill on exact ground truth, and the panels it qualifies for
     (sane.qualification.qualify). Its calls are cached like any other, so asking again
-    replays them; `config` gives the panel's sampling (temperature, seed, rationale)."""
+    replays them; `config` gives the panel's sampling (temperature, seed, rationale);
+    `progress` is told of every call as it finishes."""
     from sane.llm import LLMClient, LLMSettings, check_model
     from sane.qualification.qualify import qualify as run_qualification
+    from sane.qualification.tracking import QUALIFY_SEED, CallProgress, expected_calls
 
     check_model(oracle_model, "--oracle-model")
-    client = LLMClient(llm or LLMSettings())
+    counted = CallProgress(progress)
+    client = LLMClient(llm or LLMSettings(), on_call=counted)
+    seed = config.seed if config is not None else QUALIFY_SEED
+    counted.start(f"qualify {oracle_model}", expected_calls(oracle_model, quick, seed))
 
     async def qualified() -> Qualification:
         try:
@@ -210,7 +217,9 @@ def qualify(
             await client.aclose()  # the loop's HTTP connections, before the loop ends
 
     try:
-        return asyncio.run(qualified())
+        result = asyncio.run(qualified())
+        counted.finish()
+        return result
     finally:
         client.close()
 

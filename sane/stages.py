@@ -100,7 +100,9 @@ async def derive_recipes(ctx: RunContext, capabilities: list[Capability]) -> lis
             ctx.store.put_error(Stage.recipes, capability.id, f"malformed recipe dropped: {reason}")
         derived[capability.id] = recipes
 
-    await run_all(Stage.recipes.label, capabilities, one, ctx.progress)
+    # counted per capability (one call each), so the line says so: "recipes: 4/4" read as
+    # four recipes where a capability asks for several
+    await run_all(f"{Stage.recipes.label} (capabilities)", capabilities, one, ctx.progress)
     # Stored in capability order so recipe ids and sequence numbers are stable; the guards
     # repair what code can (requirement, unused roles) before anything is stored.
     ctx.store.put_recipes([repair_recipe(r) for c in capabilities for r in derived.get(c.id, [])])

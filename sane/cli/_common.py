@@ -170,7 +170,7 @@ class LineProgress:
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         now = time.monotonic()
-        if stage in self._ended:
+        if stage in self._ended or total == 0:  # nothing to do: no "0/0 done" line
             return
         if stage not in self._started:
             self._started[stage] = self._last[stage] = now
@@ -199,13 +199,22 @@ def progress_display(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
         return
     # rich.progress loads here, with the first bar: `sane --help` must start fast
     from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     columns = (
         TextColumn("{task.description:<22}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
     )
     # Started at the first update: a run refused before any work prints its one error line
     # and nothing else (a started display ends with an empty line even when it showed nothing).
@@ -213,6 +222,8 @@ def progress_display(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
     tasks: dict[str, Any] = {}
 
     def update(stage: str, done: int, total: int) -> None:
+        if total == 0:  # a stage with nothing to do gets no bar (no "0/0")
+            return
         if not tasks:
             bar.start()
         if stage not in tasks:

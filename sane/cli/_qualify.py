@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from sane.cli._common import Quiet, app, err, errors_to_exit_codes, say
+from sane.cli._common import Quiet, app, err, errors_to_exit_codes, progress_display, say
 from sane.cli._llm_options import llm_options
 from sane.errors import InputError
 from sane.llm import LLMSettings
@@ -50,11 +50,12 @@ def qualify(
         if out_file is not None:  # before the calls: a bad path must not cost them
             check_output_file(out_file, "--out")
         found = []
-        for model in oracle_model:
-            if not quiet:
-                say(f"qualifying {model} ...", to=err)
-            config = run_config(model=model, oracle_models=[model], seed=seed)
-            found.append(api.qualify(model, quick=quick, config=config, llm=llm))
+        with progress_display(not quiet) as progress:
+            for model in oracle_model:
+                config = run_config(model=model, oracle_models=[model], seed=seed)
+                found.append(
+                    api.qualify(model, quick=quick, config=config, llm=llm, progress=progress)
+                )
     if format == "md":
         text = "\n\n".join(render(q) for q in found)
     else:

@@ -38,4 +38,34 @@ def test_a_run_logged_to_a_file_shows_each_stage_as_lines(workdir: Path) -> None
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "\r" not in result.stderr and "━" not in result.stderr
-    assert "capabilities: 1/1 done in " in result.stderr and "recipes: 0/2 started" in result.stderr
+    assert (
+        "capabilities: 1/1 done in " in result.stderr
+        and "recipes (capabilities): 0/2 started" in result.stderr
+    )
+
+
+def test_a_stage_with_nothing_to_do_prints_no_zero_of_zero_line() -> None:
+    """Issue 55, item 6: "controls: 0/0 done" came before a 6-13 item control record."""
+    lines: list[str] = []
+    progress = LineProgress(lines.append, every_s=0.0)
+    progress("controls", 0, 0)
+    assert lines == []
+
+
+def test_qualification_progress_counts_calls_with_an_eta() -> None:
+    """Issue 55, item 2: per call, not "0/1 started" for 17 minutes; a repair call more
+    than expected never ends the stage early."""
+    from sane.qualification.tracking import CallProgress
+    from sane.records import CallRecord
+
+    lines: list[str] = []
+    counted = CallProgress(LineProgress(lines.append, every_s=0.0))
+    counted.start("qualify m", 3)
+    call = CallRecord(key="k", task="vote:alignment", model="m", cached=False)
+    for _ in range(4):  # one repair more than expected
+        counted(call)
+    counted.finish()
+    assert lines[0] == "qualify m: 0/3 started"
+    assert lines[1].startswith("qualify m: 1/3 after ") and "s left" in lines[1]
+    assert not any("3/3" in line for line in lines[:-1])
+    assert lines[-1].startswith("qualify m: 3/3 done in ")
