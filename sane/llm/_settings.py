@@ -7,6 +7,7 @@ shown or stored without the API key leaking (it is excluded from dumps).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import platformdirs
@@ -14,8 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 def default_cache_path() -> Path:
-    """The per-user cache file used when no `cache_path` is given."""
-    return Path(platformdirs.user_cache_dir()) / "sane" / "llm-cache.db"
+    """The per-user cache file used when no `cache_path` is given: in sane's one user cache
+    folder, which `SANE_CACHE_DIR` moves with the model files and built wheels (a run meant
+    to start fresh there must not replay answers from the old folder)."""
+    root = os.environ.get("SANE_CACHE_DIR")
+    return (Path(root) if root else Path(platformdirs.user_cache_dir()) / "sane") / "llm-cache.db"
 
 
 class LLMSettings(BaseModel):
