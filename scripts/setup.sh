@@ -61,4 +61,8 @@ fi
 # Installs the built wheel from the cache and checks it; everything else is already there.
 bash scripts/install_models.sh "$VPY"
 "$VPY" -m pip install --quiet -e ".[dev,local,inspect]"
+# llama-cpp-python's `server` extra, without rebuilding llama.cpp: the stock OpenAI-compatible
+# server (`python -m sane.local.server`, docs/install.md "Your own server") and its test.
+"$VPY" -m pip install --quiet "fastapi==0.165.0" "uvicorn==0.55.0" "sse-starlette==3.7.1" \
+  "starlette-context==0.3.6" "pydantic-settings==2.16.3"
 step_done "llama.cpp runtime installed and checked, model files assembled and verified"

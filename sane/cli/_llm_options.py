@@ -99,9 +99,11 @@ OPTIONS: dict[str, Option] = {
             "llm_timeout",
             "timeout_s",
             Annotated[
-                float,
+                float | None,
                 typer.Option(
-                    callback=finite_at_least(1), help="Seconds one LLM call may take once it runs."
+                    callback=finite_at_least(1),
+                    help="Seconds one LLM call may take once sent (default: 120 for a server, "
+                    "900 for an embedded model).",
                 ),
             ],
         ),

@@ -35,6 +35,7 @@ _EXPORTS = {
     "SUITE_CAP": "sane.llm._transcripts",
     "Transcript": "sane.llm._transcripts",
     "capture_transcripts": "sane.llm._transcripts",
+    "timed_call": "sane.llm._call_clock",
 }
 __all__ = [
     "FREE_PROVIDERS",
@@ -53,6 +54,7 @@ __all__ = [
     "price",
     "ranked",
     "require_prices",
+    "timed_call",
     "with_instruction",
 ]
 

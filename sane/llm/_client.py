@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from types import SimpleNamespace
 from typing import Any, TypedDict, TypeVar, Unpack
 
@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from sane._turns import Turns
 from sane.errors import LLMError
 from sane.llm import _openai_http, _structured
+from sane.llm._call_clock import request_timeout, waiting
 from sane.llm import _transcripts as transcripts
 from sane.llm._budget import Budget, price
 from sane.llm._cache import CachedResponse, ResponseCache, call_key
@@ -37,7 +38,14 @@ from sane.llm._providers import (
     resolve_route,
     server_model,
 )
-from sane.llm._retry import backoff_delay, is_authentication, is_transient
+from sane.llm._formats import FormatLadder, request_format
+from sane.llm._retry import (
+    backoff_delay,
+    format_refused,
+    is_authentication,
+    is_timeout,
+    is_transient,
+)
 from sane.llm._router import RateLimits, RouterHolder, load_router
 from sane.llm._secrets import redact
 from sane.llm._settings import LLMSettings
@@ -80,6 +88,10 @@ class _Failed(Exception):
     """An attempt that failed with a message already made safe to store."""
 
 
+class _FormatRefused(Exception):
+    """The server refused the call's response_format (recorded; the caller steps down)."""
+
+
 class LLMClient:
     """Async access to any litellm model, the scripted model and local models."""
 
@@ -107,7 +119,13 @@ class LLMClient:
             load_router(settings.router_path)  # a bad router file is bad input, up front
         self._rate_limits = RateLimits(settings.rate_limits)
         self._serial_turns = Turns()
-        self._endpoints = _openai_http.Endpoints(settings.timeout_s)
+        self._endpoints = _openai_http.Endpoints()
+        self._formats = FormatLadder()
+        # each server's own limit (its API base), narrowed when its sent calls time out
+        self._servers: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, RankedSlots]
+        ] = weakref.WeakKeyDictionary()
+        self._warmed: set[str] = set()
 
     # ------------------------------------------------------------------ public
 
@@ -168,14 +186,22 @@ class LLMClient:
         so a provider that enforces the schema (sane.llm._providers.enforces_schema) is not
         also shown its text.
         """
-        params = _params(sampling, response_format=_structured.response_format(schema))
         spelled_out = not (shape_shown and enforces_schema(model, self._settings))
         conversation = _structured.with_instruction(messages, schema, spelled_out=spelled_out)
+        server = self._server(model)
         problems: list[str] = []
         attempts = 0
         previous: str | None = None  # the reply a repair turn asked to correct
         while attempts <= self._settings.repair_retries:
-            reply = await self._complete(model, conversation, params, task, sample_index)
+            async with self._formats.learning(server):
+                rung = self._formats.rung(server)
+                params = _params(sampling, response_format=request_format(rung, schema))
+                try:
+                    reply = await self._complete(model, conversation, params, task, sample_index)
+                except _FormatRefused:
+                    self._formats.refused(server, rung)  # the next rung, for every later call
+                    continue
+                self._formats.answered(server)
             attempts += 1
             try:
                 return _structured.parse(reply, schema)
@@ -192,13 +218,52 @@ class LLMClient:
 
     # ----------------------------------------------------------------- private
 
-    def _slot(self) -> contextlib.AbstractAsyncContextManager[None]:
+    def _server(self, model: str) -> str:
+        """Who answers `model`'s calls (its API base and the model), for what it accepts."""
+        route = resolve_route(model, self._settings, CallContext("structured", 0))
+        return f"{route.kwargs.get('api_base') or ''} {model}"
+
+    def _server_slots(self, route: Route) -> RankedSlots | None:
+        """The limit of the server at the route's API base (none without one)."""
+        base = route.kwargs.get("api_base")
+        if base is None:
+            return None
+        servers = self._servers.setdefault(asyncio.get_running_loop(), {})
+        slots = servers.get(base)
+        if slots is None:
+            slots = servers[base] = RankedSlots(self._settings.concurrency)
+        return slots
+
+    @contextlib.asynccontextmanager
+    async def _turn(self, route: Route, model: str) -> AsyncIterator[RankedSlots | None]:
+        """Everything a call waits for before it is sent, with the clock of the timed call it
+        belongs to stopped (sane.llm._call_clock): its server's limit, a concurrency slot,
+        an embedded model's turn and its loading. Yields the server's limit."""
+        server = self._server_slots(route)
+        async with contextlib.AsyncExitStack() as held:
+            rank = current_rank()
+            if server is not None:
+                with waiting(server.queued):
+                    await held.enter_async_context(server.hold(rank))
+            with waiting(self._queued()):
+                await held.enter_async_context(self._slot(rank))
+                await held.enter_async_context(self._serial(route))
+                if route.warm is not None and model not in self._warmed:
+                    await asyncio.to_thread(route.warm)  # a model's loading is no call's time
+                    self._warmed.add(model)
+            yield server
+
+    def _queued(self) -> int:
+        slots = self._slots.get(asyncio.get_running_loop())
+        return 0 if slots is None else slots.queued
+
+    def _slot(self, rank: int) -> contextlib.AbstractAsyncContextManager[None]:
         """A concurrency slot, waited for with the call's rank (sane.llm._slots)."""
         loop = asyncio.get_running_loop()
         slots = self._slots.get(loop)
         if slots is None:
             slots = self._slots[loop] = RankedSlots(self._settings.concurrency)
-        return slots.hold(current_rank())
+        return slots.hold(rank)
 
     def _key_lock(self, key: str) -> asyncio.Lock:
         lock = self._key_locks.get(key)
@@ -247,7 +312,10 @@ class LLMClient:
         key_params = {**params, "route": route.key_extra} if route.key_extra else params
         key = call_key(model, messages, key_params, sample_index)
         # One flight per key: identical concurrent requests make one provider call.
-        async with self._key_lock(key):
+        lock = self._key_lock(key)
+        with waiting():
+            await lock.acquire()
+        try:
             started = time.monotonic()
             hit = self._cache.get(key)
             if hit is not None:
@@ -270,6 +338,8 @@ class LLMClient:
                 key, route, model, messages, params, task, sample_index
             )
             return self._answered(key, model, task, messages, text)
+        finally:
+            lock.release()
 
     async def _call_with_retries(
         self,
@@ -284,16 +354,26 @@ class LLMClient:
         attempts = self._settings.provider_retries + 1
         for attempt in range(attempts):
             started = time.monotonic()
+            server: RankedSlots | None = None
+            sent_under = 0
             try:
                 bucket = self._rate_limits.bucket(model)
                 if bucket is not None:
-                    await bucket.acquire()  # waiting for the rate limit holds no slot
-                async with self._slot(), self._serial(route):
+                    with waiting():
+                        await bucket.acquire()  # waiting for the rate limit holds no slot
+                async with self._turn(route, model) as server:
+                    sent_under = server.size if server is not None else 0
                     started = time.monotonic()
                     response, cost = await self._acompletion(model, route, messages, params)
                 text = self._safe_reply(response)
             except Exception as error:  # noqa: BLE001 - every provider failure is recorded
                 message = self._safe(f"{type(error).__name__}: {error}")
+                refused = params.get("response_format") is not None and format_refused(error)
+                if refused:
+                    fmt = params["response_format"].get("type")
+                    message = self._safe(f"response_format {fmt} refused: {message}")
+                if server is not None and is_timeout(error) and server.narrow(sent_under):
+                    message = f"{message} (calls in flight to this server now {server.size})"
                 self._emit(
                     CallRecord(
                         key=key,
@@ -305,10 +385,15 @@ class LLMClient:
                         error=message,
                     )
                 )
+                if refused:  # never sent again as it was: the caller asks in another format
+                    raise _FormatRefused(message) from None
                 # An empty reply (_Failed) is a provider hiccup too: worth another try.
                 retry = is_transient(error) or isinstance(error, _Failed)
                 if attempt + 1 < attempts and retry:
-                    await asyncio.sleep(backoff_delay(error, attempt, self._settings.backoff_s))
+                    with waiting():
+                        await asyncio.sleep(
+                            backoff_delay(error, attempt, self._settings.backoff_s)
+                        )
                     continue
                 raise LLMError(
                     model,
@@ -357,6 +442,7 @@ class LLMClient:
         (directly, or a router group of them), litellm for everything else."""
         if route.in_process is not None:
             return _in_process_reply(route.in_process(messages)), 0.0
+        timeout_s = request_timeout(self._settings.call_timeout_s(route.serial))
         if route.direct:
             return await self._direct(
                 route.litellm_model,
@@ -364,6 +450,7 @@ class LLMClient:
                 route.kwargs.get("api_key"),
                 messages,
                 params,
+                timeout_s,
             )
         if route.via_router:
             group = self._router.direct(model, route.litellm_model)
@@ -375,13 +462,14 @@ class LLMClient:
                         server.api_key,
                         messages,
                         params,
+                        timeout_s,
                     )
         kwargs: dict[str, Any] = {
             "model": route.litellm_model,
             "messages": messages,
             "num_retries": 0,
             "max_retries": 0,
-            "timeout": self._settings.timeout_s,
+            "timeout": timeout_s,
             "drop_params": True,
             **route.kwargs,
         }
@@ -392,7 +480,7 @@ class LLMClient:
         if route.via_router:
             complete = self._router.get(model, route.litellm_model).acompletion
             del kwargs["max_retries"]
-        async with asyncio.timeout(self._settings.timeout_s + TIMEOUT_GRACE_S):
+        async with asyncio.timeout(timeout_s + TIMEOUT_GRACE_S):
             response = await complete(**kwargs)
         return response, _cost(response)
 
@@ -403,11 +491,12 @@ class LLMClient:
         api_key: str | None,
         messages: list[dict[str, str]],
         params: dict[str, Any],
+        timeout_s: float,
     ) -> tuple[Any, float]:
         """One call to an OpenAI-compatible server (`model` is `openai/NAME`)."""
-        async with asyncio.timeout(self._settings.timeout_s + TIMEOUT_GRACE_S):
+        async with asyncio.timeout(timeout_s + TIMEOUT_GRACE_S):
             response = await self._endpoints.complete(
-                server_model(model), base_url, api_key, messages, params
+                server_model(model), base_url, api_key, messages, params, timeout_s
             )
         cost = price(
             model, _usage(response, "prompt_tokens"), _usage(response, "completion_tokens")

@@ -10,6 +10,7 @@ repeated votes differ while a rerun stays identical.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import importlib
 import json
@@ -141,4 +142,16 @@ def local_route(model: str, settings: LLMSettings, ctx: CallContext) -> Route:
         raise LLMError(model, "a local model needs a name: local/<name>")
     metadata = {"task": ctx.task, "sample_index": ctx.sample_index, "seed": ctx.seed}
     # the JSON schema becomes llama.cpp's grammar (sane.local.llama): every reply holds to it
-    return Route(model, {"metadata": metadata}, priced=False, serial=True, enforces_schema=True)
+    return Route(
+        model,
+        {"metadata": metadata},
+        priced=False,
+        serial=True,
+        enforces_schema=True,
+        warm=functools.partial(_load, model.split("/", 1)[1]),
+    )
+
+
+def _load(name: str) -> None:
+    """Load the model (verified; once per process) before its first call is timed."""
+    importlib.import_module(LLAMA_MODULE).load(name)

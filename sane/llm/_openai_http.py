@@ -70,8 +70,7 @@ class Endpoints:
     is never wanted here: every request carries its own Authorization header.
     """
 
-    def __init__(self, timeout_s: float) -> None:
-        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
+    def __init__(self) -> None:
         self._sessions: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, aiohttp.ClientSession
         ] = weakref.WeakKeyDictionary()
@@ -83,7 +82,7 @@ class Endpoints:
         if session is None or session.closed:
             # no connection limit of its own (the client's slots are the limit)
             session = self._sessions[loop] = aiohttp.ClientSession(
-                timeout=self._timeout, connector=aiohttp.TCPConnector(limit=0)
+                connector=aiohttp.TCPConnector(limit=0)
             )
         return session
 
@@ -107,9 +106,11 @@ class Endpoints:
         api_key: str | None,
         messages: list[dict[str, str]],
         params: dict[str, Any],
+        timeout_s: float,
     ) -> ChatReply:
-        """One chat completion; `model` is the server's model name (no provider prefix) and
-        `params` the call's sampling parameters (None values are left out)."""
+        """One chat completion; `model` is the server's model name (no provider prefix),
+        `params` the call's sampling parameters (None values are left out) and `timeout_s`
+        its time from when it is sent (sane.llm._call_clock.request_timeout)."""
         body: dict[str, Any] = {"model": model, "messages": messages}
         body.update({name: value for name, value in params.items() if value is not None})
         url = base_url.rstrip("/") + "/chat/completions"
@@ -122,7 +123,11 @@ class Endpoints:
                 )
             headers = {"Authorization": f"Bearer {key}"}
             async with self._session().post(
-                url, json=body, headers=headers, **self._proxy(url)
+                url,
+                json=body,
+                headers=headers,
+                timeout=aiohttp.ClientTimeout(total=timeout_s),
+                **self._proxy(url),
             ) as response:
                 raw = await response.read()
                 if response.status >= 400:

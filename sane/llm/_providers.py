@@ -50,6 +50,9 @@ class Route:
     # the provider holds every reply to the call's JSON schema itself (the embedded runtime
     # turns it into a grammar), so the prompt need not spell the schema out (sane.llm._structured)
     enforces_schema: bool = False
+    # loads what the calls need (an embedded model's weights) before the first call is timed:
+    # a loading is no call's time (sane.llm._client runs it once, in a thread, in the turn)
+    warm: Callable[[], Any] | None = None
 
     @property
     def serial_key(self) -> str | None:

@@ -58,10 +58,37 @@ def is_authentication(error: BaseException) -> bool:
     return any(needle in text for needle in _AUTH_MESSAGES)
 
 
+# What a server's refusal of a request's response_format names (llama-cpp-python: "('body',
+# 'response_format', 'type') ... Input should be 'text' or 'json_object'"; TGI: "unknown
+# variant `json_schema`"; OpenAI: "'response_format' of type 'json_schema' is not supported").
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object")
+
+
+def format_refused(error: BaseException) -> bool:
+    """A request refused for its `response_format`: a 400 or 422, or a server error (some
+    servers answer a request they cannot parse with a 500), whose text names the format.
+    Sending it again gets the same answer; a structured call steps down instead
+    (sane.llm._formats)."""
+    status = status_of(error)
+    if status is None or not (status in (400, 422) or status >= 500):
+        return False
+    text = str(error).lower()
+    return any(word in text for word in _FORMAT_WORDS)
+
+
+def is_timeout(error: BaseException) -> bool:
+    """A sent request that got no answer in its time (the client narrows the server's limit)."""
+    import litellm
+
+    return isinstance(error, asyncio.TimeoutError | TimeoutError | httpx.TimeoutException) or (
+        isinstance(error, litellm.Timeout)
+    )
+
+
 def is_transient(error: BaseException) -> bool:
     """Rate limits, server errors, timeouts and connection errors are worth another try;
-    an authentication failure never is."""
-    if is_authentication(error):
+    an authentication failure never is, nor a request refused for its format."""
+    if is_authentication(error) or format_refused(error):
         return False
     if isinstance(error, _TRANSIENT_TYPES + _litellm_transient_types()):
         return True

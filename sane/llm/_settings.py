@@ -22,6 +22,13 @@ def default_cache_path() -> Path:
     return (Path(root) if root else Path(platformdirs.user_cache_dir()) / "sane") / "llm-cache.db"
 
 
+SERVER_TIMEOUT_S = 120.0
+# An embedded model's long calls (a recipe list: about 1,000 tokens) take minutes on a loaded
+# 2-core machine: at 120 s, `generate` failed there ("capability derivation failed ...
+# TimeoutError"). The model's loading is not counted (sane.llm._client warms it first).
+EMBEDDED_TIMEOUT_S = 900.0
+
+
 class LLMSettings(BaseModel):
     """How the client reaches models, caches their answers and limits its spending."""
 
@@ -32,7 +39,8 @@ class LLMSettings(BaseModel):
     repair_retries: int = Field(default=2, ge=0)
     provider_retries: int = Field(default=3, ge=0)
     backoff_s: float = Field(default=0.5, ge=0.0)
-    timeout_s: float = Field(default=120.0, gt=0.0)
+    # seconds one call may take once sent; None: the route's default (call_timeout_s)
+    timeout_s: float | None = Field(default=None, gt=0.0)
     api_base: str | None = None
     api_key: str | None = Field(default=None, exclude=True, repr=False)
     script_path: Path | None = None
@@ -48,6 +56,14 @@ class LLMSettings(BaseModel):
         if bad:
             raise ValueError(f"rate limit of {bad[0]!r} must be a positive requests/minute")
         return value
+
+    def call_timeout_s(self, one_at_a_time: bool) -> float:
+        """The timeout of one call: `timeout_s` where set (`--llm-timeout`), else
+        SERVER_TIMEOUT_S for a server and EMBEDDED_TIMEOUT_S for a model answering one call
+        at a time in this process, on CPUs a run shares with its other work."""
+        if self.timeout_s is not None:
+            return self.timeout_s
+        return EMBEDDED_TIMEOUT_S if one_at_a_time else SERVER_TIMEOUT_S
 
     def resolved_cache_path(self) -> Path:
         return self.cache_path if self.cache_path is not None else default_cache_path()

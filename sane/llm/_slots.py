@@ -43,10 +43,16 @@ def current_rank() -> int:
 
 class RankedSlots:
     """At most `size` holders at once; waiters are served lowest rank first, then in
-    arrival order. Bound to the event loop that first waits on it."""
+    arrival order. Bound to the event loop that first waits on it.
+
+    `narrow` lowers `size` while slots are held (a server that times out on calls it
+    queues itself, `sane.llm._client`): the holders above the new size finish, and no
+    waiter is served until the holders are fewer than it.
+    """
 
     def __init__(self, size: int) -> None:
-        self._free = size
+        self.size = size
+        self._free = size  # below 0 after a narrowing, until enough holders leave
         self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
         self._arrival = itertools.count()
 
@@ -68,8 +74,30 @@ class RankedSlots:
         finally:
             self._release()
 
+    @property
+    def queued(self) -> int:
+        """How many calls a call asking now is queued behind (the holders and the waiters),
+        0 when it is served at once."""
+        if self._free > 0 and not self._waiting:
+            return 0
+        return self.size - self._free + len(self._waiting)
+
+    def narrow(self, seen: int) -> bool:
+        """Halve the size, if it is still `seen` (the size a timed-out call was sent under):
+        the calls sent together time out together, and narrow it once. Whether it did."""
+        if seen != self.size or self.size <= 1:
+            return False
+        new = max(1, self.size // 2)
+        self._free -= self.size - new
+        self.size = new
+        return True
+
     def _release(self) -> None:
-        """Hand the slot to the first waiter still waiting, else free it."""
+        """Hand the slot to the first waiter still waiting, else free it (or, after a
+        narrowing, retire it)."""
+        if self._free < 0:
+            self._free += 1
+            return
         while self._waiting:
             _, _, turn = heapq.heappop(self._waiting)
             if not turn.done():

@@ -41,7 +41,7 @@ def render(template: str, **values: Any) -> str:
 
 
 @lru_cache(maxsize=256)
-def _schema_json(schema: type[BaseModel]) -> str:
+def schema_json(schema: type[BaseModel]) -> str:
     """A model's JSON schema as canonical text; building it costs milliseconds, so once."""
     return json.dumps(schema.model_json_schema(), sort_keys=True)
 
@@ -86,7 +86,7 @@ def response_format(schema: type[BaseModel]) -> dict[str, Any]:
         "type": "json_schema",
         "json_schema": {
             "name": _NAME_UNSAFE.sub("_", schema.__name__)[:64] or "response",
-            "schema": json.loads(_schema_json(schema)),  # a fresh copy: callers may mutate it
+            "schema": json.loads(schema_json(schema)),  # a fresh copy: callers may mutate it
             "strict": False,
         },
     }

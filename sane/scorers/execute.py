@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from sane._turns import Turns
 from sane.errors import BudgetExceeded, LLMError, ScorerError
-from sane.llm import capture_transcripts
+from sane.llm import capture_transcripts, timed_call
 from sane.records import (
     Case,
     ExecutionRecord,
@@ -68,18 +68,37 @@ def _checked(target: Target, role: str, value: Any) -> float:
 SCORER_TURNS = Turns()  # calls of targets on a one-at-a-time resource (Target.serial_key)
 
 
+async def _warm(target: Target) -> None:
+    """Load what the target's calls need before the first is timed: a target with a `warm()`
+    coroutine (an embedded metric loads its model there, tens of seconds on a loaded
+    machine) is warmed first, untimed, so a loading is never a call's timeout."""
+    warm = getattr(target, "warm", None)
+    if warm is not None:
+        await warm()
+
+
 async def _guarded(target: Target, role: str, call: Any, timeout_s: float) -> Any:
     """Await one scorer call under a timeout; every failure is a one-line ScorerError.
 
-    A target on a one-at-a-time resource waits for its turn first: the timeout is the
-    call's own, not the queue's (on a slow machine the queue for an embedded judge is
-    minutes long)."""
+    A target on a one-at-a-time resource waits for its turn first, and a target is warmed
+    (`_warm`) before the timeout starts: the timeout is the call's own, not the queue's
+    (on a slow machine the queue for an embedded judge is minutes long) nor the loading's.
+    A model call inside stops the clock while it waits for its turn to be sent
+    (sane.llm.timed_call)."""
     where = f"target {target.name} on role {role}"
     async with SCORER_TURNS.of(getattr(target, "serial_key", None)):
+        clock = None
         try:
-            return await asyncio.wait_for(call, timeout=timeout_s)
+            try:
+                await _warm(target)
+            except BaseException:
+                call.close()  # never started: closed, not left to warn that it was not awaited
+                raise
+            async with timed_call(timeout_s) as clock:
+                return await call
         except TimeoutError as exc:
-            raise ScorerError(f"{where}: timed out after {timeout_s:g}s") from exc
+            waited = clock.describe() if clock is not None else ""
+            raise ScorerError(f"{where}: timed out after {timeout_s:g}s{waited}") from exc
         except ScorerError as exc:
             raise ScorerError(f"{where}: {_one_line(str(exc))}") from exc
         except BudgetExceeded:

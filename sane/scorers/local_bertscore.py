@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from sane.errors import ScorerError
-from sane.local.embeddings import token_embeddings
+from sane.local.embeddings import encoder, token_embeddings
 from sane.records import OutputContract, TargetConfig
 from sane.scorers.base import BuildContext, Target, register_metric, require_runtime
 from sane.scorers.local_fields import Pair, PairMetric
@@ -44,6 +44,9 @@ class MiniLMBertScore(PairMetric):
     def __init__(self, config: TargetConfig, context: BuildContext) -> None:
         super().__init__(config, context)
         self.contract = UNIT_CONTRACT.model_copy()
+
+    def load(self) -> None:
+        encoder(self.encoder)
 
     def compute(self, pairs: list[Pair]) -> list[float]:
         texts = list(dict.fromkeys(text for pair in pairs for text in pair))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sane.local.embeddings import encode
+from sane.local.embeddings import encode, encoder
 from sane.records import OutputContract, TargetConfig
 from sane.scorers.base import BuildContext, Target, register_metric, require_runtime
 from sane.scorers.local_fields import Pair, PairMetric
@@ -28,6 +28,9 @@ class EmbeddingCosine(PairMetric):
     def __init__(self, config: TargetConfig, context: BuildContext) -> None:
         super().__init__(config, context)
         self.contract = COSINE_CONTRACT.model_copy()
+
+    def load(self) -> None:
+        encoder(self.encoder)
 
     def compute(self, pairs: list[Pair]) -> list[float]:
         texts = list(dict.fromkeys(text for pair in pairs for text in pair))

@@ -44,6 +44,7 @@ class PairMetric:
     metric: ClassVar[str]
     contract: OutputContract
     deterministic: bool = True
+    _warmed: bool = False
 
     def __init__(self, config: TargetConfig, context: BuildContext) -> None:
         self.name = config.name
@@ -72,6 +73,16 @@ class PairMetric:
     def compute(self, pairs: list[Pair]) -> list[float]:
         """Raw scores for many pairs at once (runs in a worker thread)."""
         raise NotImplementedError
+
+    def load(self) -> None:
+        """Load the metric's model (blocking; once per process, by the model's module)."""
+
+    async def warm(self) -> None:
+        """Load the model before the first call is timed (sane.scorers.execute._warm): its
+        loading took the call's whole `--timeout` on a loaded machine (MiniLM, BERTScore)."""
+        if not self._warmed:
+            await asyncio.to_thread(self.load)
+            self._warmed = True
 
     async def score(self, record: dict[str, str], repeat: int = 0) -> float:
         return (await self.score_batch([record]))[0]

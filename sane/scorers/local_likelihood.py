@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from sane.local.likelihood import DEFAULT_BASE_LM, continuation_logprobs
-from sane.local.llama import model_name
+from sane.local.llama import load, model_name
 from sane.local.templating import render
 from sane.records import OutputContract, TargetConfig
 from sane.scorers.base import BuildContext, Target, register_metric, require_runtime
@@ -48,6 +48,9 @@ class GemLikelihood(PairMetric):
         super().__init__(config, context)
         self.contract = UNIT_CONTRACT.model_copy()
         self.model = model_name(config.model) if config.model else DEFAULT_BASE_LM
+
+    def load(self) -> None:
+        load(self.model, logits_all=True)
 
     def _mean_logprob(self, candidate: str, reference: str) -> float:
         prefix = render(PREFIX_TEMPLATE, candidate=candidate)

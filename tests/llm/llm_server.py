@@ -7,8 +7,11 @@ set is kept, so tests can drive 429/500 sequences and inspect what was sent.
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,12 +38,28 @@ class FakeOpenAI:
     headers: list[dict[str, str]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)  # as requested: absolute through a proxy
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # a reply chosen by the request (None: the queue's), as a server that refuses a format
+    respond: Callable[[dict[str, Any]], Reply | None] | None = None
+    # > 0: one request at a time, each taking this long, and a request whose client has gone
+    # by its turn is dropped unanswered (llama-cpp-python's server does both)
+    serial_s: float = 0.0
+    turn: threading.Lock = field(default_factory=threading.Lock)
+    served: int = 0  # requests answered in a serial turn
 
     def next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         with self.lock:
             self.requests.append(body)
             self.headers.append(headers)
+            chosen = self.respond(body) if self.respond is not None else None
+            if chosen is not None:
+                return chosen
             return self.replies.pop(0) if self.replies else self.default
+
+
+def _client_gone(connection: socket.socket) -> bool:
+    """Whether the client closed its connection (readable, and nothing to read)."""
+    readable, _, _ = select.select([connection], [], [], 0)
+    return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
 
 
 def _completion(reply: Reply, model: str) -> dict[str, Any]:
@@ -78,6 +97,12 @@ def serve() -> Iterator[FakeOpenAI]:
             fake = state["fake"]
             fake.paths.append(self.path)
             reply = fake.next_reply(body, {k.lower(): v for k, v in self.headers.items()})
+            if fake.serial_s > 0:
+                with fake.turn:
+                    if _client_gone(self.connection):
+                        return
+                    time.sleep(fake.serial_s)
+                    fake.served += 1
             if not self.path.endswith("/chat/completions"):
                 reply = Reply(status=404, content="no such route")
             if reply.status == 200:

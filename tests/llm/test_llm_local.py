@@ -6,6 +6,7 @@ import asyncio
 import threading
 import time
 import types
+from dataclasses import dataclass, field
 from typing import Literal
 
 import pytest
@@ -14,6 +15,8 @@ from pydantic import BaseModel
 from sane.llm import LLMClient
 from sane.llm._local import call_seed
 from sane.local.llama import LocalCompletion
+from sane.records import OutputContract
+from sane.scorers.execute import score_variants
 
 
 class Verdict(BaseModel):
@@ -23,10 +26,19 @@ class Verdict(BaseModel):
 @pytest.fixture
 def fake_llama(monkeypatch):
     calls: list[dict] = []
-    state = {"running": 0, "peak": 0}
+    state: dict = {"running": 0, "peak": 0, "loaded": [], "load_s": 0.0}
     guard = threading.Lock()
 
+    def load(name, **kwargs):
+        """As the runtime loads a model on its first use: slowly, once (LOAD_S)."""
+        with guard:
+            if name in state["loaded"]:
+                return
+            time.sleep(state["load_s"])
+            state["loaded"].append(name)
+
     def chat(name, messages, *, json_schema, temperature, seed, max_tokens):
+        load(name)  # the real chat loads its model on first use too
         with guard:
             state["running"] += 1
             state["peak"] = max(state["peak"], state["running"])
@@ -47,6 +59,7 @@ def fake_llama(monkeypatch):
 
     module = types.ModuleType("sane.local.llama")
     module.chat = chat
+    module.load = load
     monkeypatch.setitem(__import__("sys").modules, "sane.local.llama", module)
     return calls, state
 
@@ -107,3 +120,44 @@ def test_each_call_draws_its_own_seed_and_a_rerun_the_same():
     seeds = {call_seed(0, 1, one), call_seed(0, 1, other), call_seed(0, 2, one)}
     assert len(seeds | {call_seed(1, 1, one)}) == 4
     assert all(0 <= call_seed(s, i, one) < 2**32 - 1 for s in range(20) for i in range(20))
+
+
+@dataclass
+class LocalJudge:
+    """A judge target on the embedded model, as the executor sees one."""
+
+    client: LLMClient
+    name: str = "judge"
+    contract: OutputContract = field(default_factory=lambda: OutputContract(min=0, max=1))
+    fields: tuple[str, ...] = ("text",)
+    deterministic: bool = False
+
+    async def score(self, record: dict[str, str], repeat: int = 0) -> float:
+        messages = [{"role": "user", "content": record["text"]}]
+        vote = await self.client.structured("local/qwen", messages, Verdict, task="judge")
+        return 1.0 if vote.decision == "yes" else 0.0
+
+
+async def test_a_models_loading_is_not_counted_against_the_call_timeout(
+    fake_llama, settings_for
+) -> None:
+    """Loading an embedded model takes tens of seconds on a loaded machine; it happens once,
+    before the first call is timed, so a load longer than a judge's `--timeout` fails no
+    call (it failed every call queued behind the load)."""
+    _, state = fake_llama
+    state["load_s"] = 0.6
+    judge = LocalJudge(LLMClient(settings_for()))
+    records = {f"r{i}": {"text": f"case {i}"} for i in range(3)}
+    scores = await score_variants(judge, records, repeats=1, timeout_s=0.3)
+    assert set(scores) == set(records) and state["loaded"] == ["qwen"]
+    judge.client.close()
+
+
+def test_an_embedded_model_gets_the_longer_default_timeout_unless_one_is_set() -> None:
+    """120 s failed `generate` on a loaded 2-core machine; `--llm-timeout` still decides."""
+    from sane.llm import LLMSettings
+    from sane.llm._settings import EMBEDDED_TIMEOUT_S, SERVER_TIMEOUT_S
+
+    assert LLMSettings().call_timeout_s(one_at_a_time=True) == EMBEDDED_TIMEOUT_S == 900
+    assert LLMSettings().call_timeout_s(one_at_a_time=False) == SERVER_TIMEOUT_S == 120
+    assert LLMSettings(timeout_s=30).call_timeout_s(one_at_a_time=True) == 30
