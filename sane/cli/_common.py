@@ -9,6 +9,7 @@ gate had no result to check); 5 a gate failed (`sane check`: a target outside a 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -74,12 +75,22 @@ app = _App(
 )
 
 
+PIPE_WIDTH = 160  # columns of a table printed where stdout is not a terminal
+
+
 class TerminalConsole(Console):
     """A console that shows every string it renders with its control characters escaped
     (`\\x1b`; line breaks stay): plain lines (`say`, progress lines), markup lines, table
     titles and cells all become text here, so this is the one place where a suite's generated
     text (a recipe named with an escape sequence that clears the screen or retitles the
     window) is kept from driving the terminal. Styles rich adds itself come after, unharmed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if "width" not in kwargs and not self.is_terminal and not os.environ.get("COLUMNS"):
+            # a pipe or a log file has no width: rich's 80 columns cut a ranking's cells into
+            # several lines each; a terminal (or COLUMNS) keeps its own width
+            self.width = PIPE_WIDTH
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         return super().render_str(printable(text, newlines=True), **kwargs)

@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sane.cli._common import (
+    EXIT_NOTHING_MEASURED,
     TerminalConsole,
     TrustSuiteCode,
     app,
@@ -150,7 +151,13 @@ def summary_renderables(report: Report, suite: object = "SUITE.db") -> list[obje
         f"{funnel.aligned_recipes} aligned, {funnel.validated_families} validated families, "
         f"{funnel.joint_valid_cases} joint-valid cases (tau = {funnel.tau})"
     )
-    if report.targets:
+    if not report.targets:
+        lines.append(
+            "no target was executed yet: [bold]sane execute SUITE[/]".replace(
+                "SUITE", escape(str(suite))
+            )
+        )
+    else:
         table = Table(title="Targets by pass rate")
         for column in ("rank", "target", "pass rate", "95% CI", "faults", "errors", "cases"):
             table.add_column(column)
@@ -299,6 +306,12 @@ def rank(
             payload["comparison"] = pair.model_dump(mode="json")
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
+    if not result.ranking:  # a suite never executed: a line saying so, not an empty table
+        say(f"nothing to rank: no target was executed yet; run `sane execute {suite}`", to=err)
+        ways_out_lines = ways_out(result, suite)
+        for line in ways_out_lines:
+            say(line, to=err)
+        raise typer.Exit(EXIT_NOTHING_MEASURED)
     for table in rank_tables(result):
         out.print(table)
     if pair is not None:

@@ -125,3 +125,22 @@ def test_a_suite_a_person_decided_has_one_verdict(failed_funnel):
     partial = person.model_copy(update={"decided_by_person": 2})
     assert any(i.warning for i in trust_items(failed_funnel, partial))
     assert "finish the review" in ways_out(failed_funnel, partial, "m")[1]
+
+
+def test_a_suite_never_executed_says_so_instead_of_an_empty_table(tmp_path):
+    from rich.console import Console
+
+    from sane.cli._report import summary_renderables
+
+    workdir = _workdir(tmp_path)
+    assert _generate(workdir)[0] == 0
+    suite = workdir / "s.db"
+    code, stdout, stderr = cli("rank", suite)
+    assert code == 4 and stdout == ""
+    assert f"no target was executed yet; run `sane execute {suite}`" in stderr
+    console = Console(width=200, record=True, file=__import__("io").StringIO())
+    for line in summary_renderables(sane.report(suite), suite):
+        console.print(line)
+    text = console.export_text()
+    assert "Targets by pass rate" not in text
+    assert f"no target was executed yet: sane execute {suite}" in text

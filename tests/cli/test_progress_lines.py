@@ -69,3 +69,16 @@ def test_qualification_progress_counts_calls_with_an_eta() -> None:
     assert lines[1].startswith("qualify m: 1/3 after ") and "s left" in lines[1]
     assert not any("3/3" in line for line in lines[:-1])
     assert lines[-1].startswith("qualify m: 3/3 done in ")
+
+
+def test_tables_piped_to_a_file_are_not_cut_at_80_columns(monkeypatch) -> None:
+    """Issue 55, item 6: where stdout is not a terminal, rich's 80 columns wrapped every
+    ranking cell; a pipe gets PIPE_WIDTH, COLUMNS still wins."""
+    import io
+
+    from sane.cli._common import PIPE_WIDTH, TerminalConsole
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert TerminalConsole(file=io.StringIO()).width == PIPE_WIDTH
+    monkeypatch.setenv("COLUMNS", "100")
+    assert TerminalConsole(file=io.StringIO()).width == 100
