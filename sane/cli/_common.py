@@ -286,7 +286,7 @@ def print_inflation(results: list[SearchResult]) -> None:
 
 def print_validity(funnel: Funnel, review: ReviewSummary | None = None) -> None:
     """The suite's own validity in plain words: the oracle and the panel first, then guards."""
-    from sane.reporting._next_steps import trust_lines
+    from sane.reporting import trust_lines
     from sane.validators.guards import guard_text
 
     for line, warning in trust_lines(funnel, review):
@@ -301,7 +301,7 @@ def print_validity(funnel: Funnel, review: ReviewSummary | None = None) -> None:
 def print_ways_out(report: Report, suite: object) -> bool:
     """A dead end's ways out, each with its command for `suite` (sane.reporting._next_steps);
     whether there was one."""
-    from sane.reporting._next_steps import ways_out
+    from sane.reporting import ways_out
 
     lines = ways_out(report.validity, report.review, report.suite.model, str(suite))
     for line in lines:

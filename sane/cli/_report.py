@@ -123,7 +123,7 @@ def _render(report: Report, format: str) -> str:
 
 
 def ways_out(report: Report, suite: object) -> list[str]:
-    from sane.reporting._next_steps import ways_out as lines
+    from sane.reporting import ways_out as lines
 
     return lines(report.validity, report.review, report.suite.model, str(suite))
 
@@ -137,7 +137,7 @@ def summary_renderables(report: Report, suite: object = "SUITE.db") -> list[obje
     """What a person reads first: whether the panel can be trusted, the findings and the ways
     out of a dead end (with `suite`'s path), the funnel, the targets, then where the rest is
     (`--format md|html|json`)."""
-    from sane.reporting._next_steps import trust_lines
+    from sane.reporting import trust_lines
 
     funnel = report.validity
     lines: list[object] = [

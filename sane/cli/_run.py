@@ -156,13 +156,20 @@ def _dry_run(
             raise InputError(None, "--dry-run", "estimates a new suite: give SPEC and --model")
         plan = estimate_inputs(spec, run, examples=examples)
     say(render_estimate(plan))
+    qualify_calls = 0
     if not skip_qualify:
         from sane.qualification.qualify import quick_calls
 
+        qualify_calls = quick_calls()
         say(
-            f"  plus the oracle's qualification first: up to {quick_calls()} calls per "
+            f"  plus the oracle's qualification first: up to {qualify_calls} calls per "
             "oracle model (cached; --skip-qualify skips it)",
         )
+    from sane.estimate_time import wall_time_line
+
+    line = wall_time_line(plan, qualify_calls, run.oracle_models)
+    if line is not None:
+        say(line)
 
 
 def _review_of(suite: Path) -> ReviewSummary | None:

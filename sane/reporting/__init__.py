@@ -31,6 +31,8 @@ _EXPORTS = {
     "SliceRankingEntry": "sane.reporting._models",
     "SuiteInfo": "sane.reporting._models",
     "TargetSummary": "sane.reporting._models",
+    "trust_lines": "sane.reporting._next_steps",
+    "ways_out": "sane.reporting._next_steps",
     "build_report": "sane.reporting._build",
     "code_fingerprint": "sane.reporting._code",
     "diff_variants": "sane.reporting._worddiff",
@@ -71,6 +73,8 @@ __all__ = [
     "render_gate",
     "render_html",
     "render_markdown",
+    "trust_lines",
+    "ways_out",
 ]
 
 
