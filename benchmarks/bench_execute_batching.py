@@ -24,9 +24,10 @@ from pathlib import Path
 
 import torch
 
-from sane.records import Case, OutputContract, PairRelation, Recipe, ScorerSpec, TargetConfig
+from sane.records import Case, OutputContract, PairRelation, Recipe, ScorerSpec
 from sane.scorers import BuildContext, build_target
 from sane.scorers.execute import run_case, run_case_batch
+from sane.target_kind import target_config
 
 BATCH_CASES = 64
 SPEC = ScorerSpec(
@@ -94,7 +95,7 @@ async def batched(target: object, items: list[Case]) -> None:
 def main(count: int = 256, threads: int | None = None) -> None:
     if threads:
         torch.set_num_threads(threads)
-    config = TargetConfig(name="minilm", kind="builtin", metric="embed_minilm")
+    config = target_config(name="minilm", kind="builtin", metric="embed_minilm")
     config.reference_field = "source"
     target = build_target(config, BuildContext(spec=SPEC, base_dir=Path(".")))
     items = cases(count)

@@ -340,8 +340,8 @@ def execute(
                 "stored in the suite, whose code runs only when you choose it: give its spec "
                 "with --spec SPEC, or --trust-suite-code",
             )
-        judges = [t.model for t in store.spec().targets if t.name in chosen and t.model]
-        require_prices(judges, llm, "judge targets")
+        called = [m for t in store.spec().targets if t.name in chosen for m in t.models()]
+        require_prices(called, llm, "judge targets")
         context = _context(
             store,
             client,

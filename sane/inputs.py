@@ -19,6 +19,7 @@ from sane.builtin import resolve_spec_path
 from sane.errors import InputError
 from sane.llm import model_problem
 from sane.records import Example, ScorerSpec
+from sane.target_kind import kind_of
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -120,26 +121,21 @@ def _refuse_secrets(data: dict[str, Any], path: Path) -> None:
 
 
 def _check_targets(spec: ScorerSpec, path: Path) -> None:
-    """Refuse an unknown target kind or metric now, not after an hour of generation."""
-    from sane.scorers import BUILTIN_METRICS, TARGET_KINDS
-    from sane.scorers.python_fn import check_ref
-
+    """Refuse what each target's kind can refuse now (an unknown metric, a malformed ref, an
+    unknown model), not after an hour of generation. The record already refused an unknown
+    kind and any key the kind does not have."""
     seen: set[str] = set()
     for target in spec.targets:
         if target.name in seen:
             raise InputError(str(path), f"targets.{target.name}.name", "duplicate target name")
         seen.add(target.name)
-        if target.kind not in TARGET_KINDS:
-            field = f"targets.{target.name}.kind"
-            raise InputError(str(path), field, TARGET_KINDS.unknown(target.kind))
-        if target.kind == "builtin" and target.metric not in BUILTIN_METRICS:
-            field = f"targets.{target.name}.metric"
-            raise InputError(str(path), field, BUILTIN_METRICS.unknown(str(target.metric)))
-        if target.kind == "python":
-            check_ref(target.ref, f"targets.{target.name}.ref", str(path))
-        problem = model_problem(target.model) if target.model is not None else None
-        if problem is not None:
-            raise InputError(str(path), f"targets.{target.name}.model", problem)
+        kind = kind_of(target)
+        if kind.check is not None:
+            kind.check(target, str(path))
+        for model in target.models():
+            problem = model_problem(model)
+            if problem is not None:
+                raise InputError(str(path), f"targets.{target.name}.model", problem)
 
 
 def examples_path(spec: ScorerSpec, spec_path: Path, override: str | Path | None) -> Path:

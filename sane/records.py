@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-import unicodedata
 from enum import Enum, StrEnum
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import AfterValidator, Field, StrictBool, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from sane._record import Record
 from sane.manipulations.record import SearchResult
@@ -30,6 +29,12 @@ from sane.relations import (  # noqa: F401 - the relation records, re-exported
     relation_roles,
 )
 from sane.requirements import Requirement
+from sane.target_kind import (  # noqa: F401 - the target records, re-exported
+    AnyTargetConfig,
+    Name,
+    OutputContract,
+    TargetConfig,
+)
 
 # -------------------------------------------------------------------------- stages
 
@@ -61,80 +66,13 @@ class Stage(StrEnum):
 # --------------------------------------------------------------------------- spec
 
 
-class OutputContract(Record):
-    """What a scorer returns: its type, range and direction."""
-
-    type: Literal["ordinal", "continuous", "binary"] = "continuous"
-    min: float = 0.0
-    max: float = 1.0
-    higher_is_better: bool = True
-
-    @model_validator(mode="after")
-    def _range_is_proper(self) -> OutputContract:
-        if not (math.isfinite(self.min) and math.isfinite(self.max)):
-            raise ValueError("min and max must be finite numbers")
-        if self.min >= self.max:
-            raise ValueError(f"min ({self.min}) must be below max ({self.max})")
-        return self
-
-    @property
-    def span(self) -> float:
-        return self.max - self.min
-
-    def normalise(self, score: float) -> float:
-        """Map a raw score onto [0, 1] in the contract's own direction."""
-        return (score - self.min) / self.span
-
-    def contains(self, score: float) -> bool:
-        return self.min - 1e-9 <= score <= self.max + 1e-9
-
-
-def _plain_name(value: str) -> str:
-    """A name a person chose (scorer, field, target): shown in terminals, XML and CSV, so a
-    control character (an escape sequence, a NUL) or a bidirectional override is refused."""
-    for char in value:
-        if unicodedata.category(char) == "Cc" or char in _BIDI_CONTROLS:
-            raise ValueError(f"holds the control character {char!r}")
-    return value
-
-
-_BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
-Name = Annotated[str, AfterValidator(_plain_name)]
-
-
-class TargetConfig(Record):
-    """One target scorer as a spec declares it; `kind` selects the adapter. Unknown keys are
-    refused (a typo such as `timeout` for `timeout_s` would otherwise be ignored, and a key
-    such as `api_key` stored in the suite in plain text)."""
-
-    name: Name
-    kind: str
-    model: str | None = None
-    prompt: str | None = None
-    metric: str | None = None
-    ref: str | None = None
-    reference_field: str | None = None
-    output: OutputContract | None = None
-    # seconds one scoring call of this target may take; None: the run's --timeout
-    timeout_s: float | None = Field(default=None, gt=0)
-    temperature: float | None = None
-    # how an llm_judge answers: free text holding a score, or schema-constrained JSON
-    reply: Literal["text", "json"] = "text"
-    # a python target that returns the same score for the same record (repeats are skipped)
-    deterministic: StrictBool = False
-    # targets sharing a group are one judge under several settings (configuration sensitivity)
-    config_group: Name | None = None
-
-
 class SuiteTarget(Record):
     """A target as a suite holds it, frozen when it was loaded: its definition, the text of
     the rubric it reads, and hashes. Execution needs nothing else from the spec's folder, so a
     suite can be moved or mailed and still runs, and each result names the definition it
     measured (`definition_sha256`)."""
 
-    config: TargetConfig
+    config: AnyTargetConfig
     rubric: str | None = None  # the judge rubric's text when `config.prompt` names a file
     rubric_sha256: str | None = None
     code_sha256: str | None = None  # the module file of a python target, when it has one
@@ -152,7 +90,7 @@ class ScorerSpec(Record):
     scored_field: str
     output: OutputContract
     examples: str | None = None
-    targets: list[TargetConfig] = Field(default_factory=list)
+    targets: list[AnyTargetConfig] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _scored_field_declared(self) -> ScorerSpec:

@@ -84,7 +84,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("sane._record", "sane._registry", "sane._lazy", "sane._yaml", "sane._turns",
                     "sane.errors", "sane.requirements", "sane.output_files",
                     "sane.spreadsheet_cells")),
-    ("records", ("sane.relations", "sane.records", "sane.qualification.record",
+    ("records", ("sane.relations", "sane.records", "sane.target_kind", "sane.qualification.record",
                  "sane.manipulations.record")),
     ("text and models", ("sane.edits", "sane.prompts", "sane.similarity", "sane.local",
                          "sane.builtin", "sane.llm")),

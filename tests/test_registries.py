@@ -87,9 +87,24 @@ def _asset(name: str, asset: Any) -> bool:
     return asset.name == name and bool(asset.parts) and asset.assembly in ASSEMBLERS
 
 
+def _target_kind(name: str, kind: Any) -> bool:
+    from sane.target_kind import TargetConfig, TargetKind
+
+    return (
+        isinstance(kind, TargetKind)
+        and kind.name == name
+        and issubclass(kind.config, TargetConfig)
+        and (name,) == typing.get_args(kind.config.model_fields["kind"].annotation)
+        and kind.config.model_fields["kind"].default == name
+        and _positional(kind.build, 2)
+        and _positional(kind.freeze, 2)
+        and all(_positional(f, 2) for f in (kind.check, kind.verify_code) if f is not None)
+    )
+
+
 # What a complete entry is, by the registry's `what`.
 COMPLETE: dict[str, Callable[[str, Any], bool]] = {
-    "target kind": lambda name, factory: _positional(factory, 2),
+    "target kind": _target_kind,
     "built-in metric": lambda name, factory: _positional(factory, 2),
     "relation kind": _relation_kind,
     "panel kind": _panel_kind,
@@ -190,15 +205,16 @@ from sane.manipulations import load_catalogue
 from sane.panel.kinds import panel_kind
 from sane.qualification.references import REFERENCES
 from sane.run_config import run_config
-from sane.records import OutputContract, Question, Recipe, ScorerSpec, TargetConfig
+from sane.records import OutputContract, Question, Recipe, ScorerSpec
+from sane.target_kind import target_config
 from sane.relations import Relation, check_relation
 from sane.scorers import BuildContext, build_target
 
 spec = ScorerSpec(name="s", criterion="c", fields={"text": "t"}, scored_field="text",
                   output=OutputContract(min=0, max=10))
 context = BuildContext(spec=spec)
-length = build_target(TargetConfig(name="n", kind="example_length"), context)
-bangs = build_target(TargetConfig(name="b", kind="builtin", metric="example_exclamations"), context)
+length = build_target(target_config(name="n", kind="example_length"), context)
+bangs = build_target(target_config(name="b", kind="builtin", metric="example_exclamations"), context)
 record = {"text": "one two three !!"}
 relation = TypeAdapter(Relation).validate_python({"kind": "example_not_below", "floor": 0.5})
 route = resolve_route("example/m", LLMSettings(), CallContext(task="t", sample_index=0))
@@ -243,13 +259,72 @@ print(json.dumps({
     assert command.stdout.strip() == "hello from sane-plugin-example"
 
 
+def test_a_plugin_target_kind_with_a_key_of_its_own_works_from_a_spec(tmp_path: Path) -> None:
+    """The plugin's `example_http` kind: its `url` is read from a spec, checked when it is
+    loaded, frozen into a suite's target (and hashed), read back and scored over HTTP."""
+    (tmp_path / "spec.yaml").write_text(
+        "name: s\ncriterion: c\nfields: {text: t}\nscored_field: text\n"
+        "output: {min: 0, max: 10}\ntargets:\n"
+        "  - {name: served, kind: example_http, url: 'http://127.0.0.1:PORT/score'}\n"
+        "  - {name: bad, kind: example_http, url: 'ftp://x'}\n"
+    )
+    code = """
+import asyncio, json, sys, threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from sane.errors import InputError
+from sane.inputs import load_spec
+from sane.records import SuiteTarget
+from sane.scorers import BuildContext, build_target
+from sane.scorers.suite_targets import freeze_targets
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        record = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = json.dumps({"score": len(record["text"].split())}).encode()
+        self.send_response(200); self.end_headers(); self.wfile.write(body)
+    def log_message(self, *args): pass
+
+server = HTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+folder = Path(sys.argv[1])
+text = (folder / "spec.yaml").read_text().replace("PORT", str(server.server_port))
+(folder / "good.yaml").write_text(text.rsplit("  - {name: bad", 1)[0])
+(folder / "bad.yaml").write_text(text)
+try:
+    load_spec(folder / "bad.yaml")
+    refused = None
+except InputError as exc:
+    refused = str(exc)
+spec, path = load_spec(folder / "good.yaml")
+[held] = freeze_targets(spec, folder, "good.yaml")
+held = SuiteTarget.model_validate_json(held.model_dump_json())  # as a suite stores it
+target = build_target(held.config, BuildContext(spec=spec))
+print(json.dumps({"refused": refused, "url": held.config.url, "hash": held.definition_sha256,
+                  "score": asyncio.run(target.score({"text": "one two three"}))}))
+"""
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=dict(os.environ, PYTHONPATH=str(PLUGIN)),
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    used = json.loads(run.stdout.strip().splitlines()[-1])
+    assert used["score"] == 3.0
+    assert used["url"].startswith("http://127.0.0.1:") and len(used["hash"]) == 64
+    assert "targets.bad.url" in used["refused"] and "http(s) URL" in used["refused"]
+
+
 def test_a_plugin_that_cannot_be_imported_is_named_not_skipped(tmp_path: Path) -> None:
     broken = tmp_path / "broken_plugin-0.1.dist-info"
     broken.mkdir()
     (broken / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n")
     (broken / "entry_points.txt").write_text("[sane.target_kinds]\nbroken = no_such_module_x\n")
     run = _fresh_python(
-        "from sane.scorers import TARGET_KINDS\nprint(sorted(TARGET_KINDS))",
+        "from sane.target_kind import TARGET_KINDS\nprint(sorted(TARGET_KINDS))",
         PYTHONPATH=str(tmp_path),
     )
     assert run.returncode != 0

@@ -50,8 +50,9 @@ from sane.records import (
 )
 from sane.scorers import BuildContext, build_target, score_variants
 from sane.scorers.execute import repeats_of, variant_records, verdict_record
-from sane.scorers.llm_judge import LLMJudge
+from sane.scorers.llm_judge import JudgeConfig, LLMJudge
 from sane.suites.store import SuiteStore
+from sane.target_kind import kind_of
 
 DEFAULT_TOLERANCE = 0.05
 """Normalised units ([0, 1]); sane's tolerance floor, used when the suite stores none."""
@@ -115,8 +116,8 @@ class SuiteRun:
 def _judge_config(snapshot: SuiteSnapshot, path: Path, rubric_target: str | None) -> TargetConfig:
     if rubric_target is None:
         # The shipped default rubric and the spec's output contract; the model is Inspect's.
-        return TargetConfig(name=DEFAULT_JUDGE, kind="llm_judge", model="inspect")
-    judges = {t.config.name: t.config for t in snapshot.targets if t.config.kind == "llm_judge"}
+        return JudgeConfig(name=DEFAULT_JUDGE, model="inspect")
+    judges = {t.config.name: t.config for t in snapshot.targets if kind_of(t.config).judge}
     if rubric_target not in judges:
         held = ", ".join(judges) or "none"
         raise InputError(

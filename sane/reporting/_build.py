@@ -592,26 +592,13 @@ def _passed_by(
     return {k: _passed(group) for k, group in _by(list(runs), key).items()}
 
 
-# What a target's settings are, for configuration sensitivity: what differs between the
-# targets of one config_group (their names and kinds do not count).
-_SETTING_KEYS = frozenset(
-    {"model", "temperature", "prompt", "metric", "reply", "config_group", "deterministic"}
-)
-
-
 def _configuration_sensitivity(targets: Mapping[str, TargetSummary], snapshot: SuiteSnapshot):
     groups: dict[str, list[str]] = defaultdict(list)
     for name, summary in targets.items():
         if summary.config_group is not None:
             groups[summary.config_group].append(name)
-    settings = {
-        config.name: {
-            key: value
-            for key, value in config.model_dump(exclude_none=True, exclude_defaults=True).items()
-            if key in _SETTING_KEYS
-        }
-        for config in snapshot.spec.targets
-    }
+    # what differs between the targets of one config_group: each kind says its settings
+    settings = {config.name: config.settings() for config in snapshot.spec.targets}
     return configuration_sensitivity(
         groups,
         {name: s.profile.by_requirement for name, s in targets.items()},

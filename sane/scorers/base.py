@@ -1,8 +1,9 @@
-"""The target-scorer interface and the registries that build targets from a spec.
+"""The target-scorer interface, building a target from its config, and the `builtin` kind.
 
-A target is anything that gives a record (a dict of the spec's fields) a raw
-score under its own output contract. Adapters register by `kind`; built-in
-metrics register by `metric` name, so adding one never touches an if-chain.
+A target is anything that gives a record (a dict of the spec's fields) a raw score under its
+own output contract. Kinds register a `TargetKind` (sane.target_kind: its config, check,
+freeze, trust); built-in metrics register by `metric` name under the `builtin` kind, so adding
+either never touches an if-chain.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, runtime_checkable
 
 from sane._registry import Registry
 from sane.errors import InputError
 from sane.records import OutputContract, ScorerSpec, TargetConfig
+from sane.target_kind import TARGET_KINDS, TargetKind, register_target_kind
 
 if TYPE_CHECKING:
     from sane.llm import LLMClient
@@ -61,25 +63,18 @@ class BuildContext:
     example: Mapping[str, str] | None = None
 
 
-TargetFactory = Callable[[TargetConfig, BuildContext], Target]
 MetricFactory = Callable[[TargetConfig, BuildContext], Target]
 
-TARGET_KINDS: Registry[TargetFactory] = Registry("target kind", group="sane.target_kinds")
 BUILTIN_METRICS: Registry[MetricFactory] = Registry("built-in metric", group="sane.metrics")
-register_kind = TARGET_KINDS.register
 register_metric = BUILTIN_METRICS.register
 
 
 def build_target(config: TargetConfig, context: BuildContext, *, source: str = "spec") -> Target:
-    """Build one target; an unknown kind or metric is bad input naming the field."""
-    factory = TARGET_KINDS.get(config.kind)
-    if factory is None:
-        raise InputError(
-            source,
-            f"targets.{config.name}.kind",
-            TARGET_KINDS.unknown(config.kind),
-        )
-    return factory(config, context)
+    """Build one target by its kind; an unknown kind is bad input naming the field."""
+    kind = TARGET_KINDS.get(config.kind)
+    if kind is None:
+        raise InputError(source, f"targets.{config.name}.kind", TARGET_KINDS.unknown(config.kind))
+    return kind.build(config, context)
 
 
 def require_runtime(module: str, config: TargetConfig) -> None:
@@ -91,13 +86,34 @@ def require_runtime(module: str, config: TargetConfig) -> None:
         raise InputError("spec", f"targets.{config.name}.metric", problem)
 
 
-@register_kind("builtin")
-def _builtin(config: TargetConfig, context: BuildContext) -> Target:
-    factory = BUILTIN_METRICS.get(config.metric or "")
-    if factory is None:
-        raise InputError(
-            "spec",
-            f"targets.{config.name}.metric",
-            BUILTIN_METRICS.unknown(str(config.metric)),
-        )
-    return factory(config, context)
+class BuiltinConfig(TargetConfig):
+    """A `builtin` target: one of the built-in metrics (`metric`), on an embedded `model`
+    (sampled at `temperature`) where the metric takes one, against the spec's
+    `reference_field` where it compares."""
+
+    kind: Literal["builtin"] = "builtin"
+    metric: str | None = None
+    model: str | None = None
+    reference_field: str | None = None
+    temperature: float | None = None
+
+    SETTINGS: ClassVar[frozenset[str]] = TargetConfig.SETTINGS | {"metric", "model", "temperature"}
+
+    def models(self) -> list[str]:
+        return [self.model] if self.model else []
+
+
+def _check_builtin(config: BuiltinConfig, file: str) -> None:
+    if config.metric not in BUILTIN_METRICS:
+        field = f"targets.{config.name}.metric"
+        raise InputError(file, field, BUILTIN_METRICS.unknown(str(config.metric)))
+
+
+def _build_builtin(config: BuiltinConfig, context: BuildContext) -> Target:
+    _check_builtin(config, "spec")
+    return BUILTIN_METRICS[str(config.metric)](config, context)
+
+
+BUILTIN = register_target_kind(
+    TargetKind(name="builtin", config=BuiltinConfig, build=_build_builtin, check=_check_builtin)
+)

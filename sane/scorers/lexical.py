@@ -19,8 +19,8 @@ from functools import cache
 from typing import Any
 
 from sane.errors import InputError, ScorerError
-from sane.records import OutputContract, TargetConfig
-from sane.scorers.base import BuildContext, Target, register_metric
+from sane.records import OutputContract
+from sane.scorers.base import BuildContext, BuiltinConfig, Target, register_metric
 
 Compare = Callable[[str, str], float]
 """(candidate, reference) -> score in [0, 1]."""
@@ -104,8 +104,8 @@ class LexicalMetric:
         return [self._one(record) for record in records]
 
 
-def _factory(metric: str, compare: Compare) -> Callable[[TargetConfig, BuildContext], Target]:
-    def build(config: TargetConfig, context: BuildContext) -> Target:
+def _factory(metric: str, compare: Compare) -> Callable[[BuiltinConfig, BuildContext], Target]:
+    def build(config: BuiltinConfig, context: BuildContext) -> Target:
         where = f"targets.{config.name}.reference_field"
         spec = context.spec
         reference = config.reference_field

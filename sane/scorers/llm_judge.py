@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from jinja2 import StrictUndefined, Template, TemplateError
 from pydantic import BaseModel, Field, create_model
@@ -25,8 +25,9 @@ from sane.errors import InputError, ScorerError
 from sane.records import OutputContract, ScorerSpec, TargetConfig
 from sane.scorers._rubric_limits import BoundedSandbox, render_bounded
 from sane.scorers._threads import in_daemon_thread
-from sane.scorers.base import BuildContext, Target, register_kind
+from sane.scorers.base import BuildContext, Target
 from sane.scorers.judge_parse import parse_judge_score
+from sane.target_kind import Frozen, TargetKind, register_target_kind
 
 DEFAULT_TEMPLATE = Path(__file__).parent / "templates" / "judge_default.j2"
 
@@ -65,10 +66,29 @@ def _contract_view(contract: OutputContract) -> dict[str, Any]:
     return view
 
 
+class JudgeConfig(TargetConfig):
+    """An `llm_judge` target: a `model` given a jinja2 rubric (`prompt`, a file beside the
+    spec; the shipped default without one), answering in free text or JSON (`reply`)."""
+
+    kind: Literal["llm_judge"] = "llm_judge"
+    model: str | None = None
+    prompt: str | None = None
+    temperature: float | None = None
+    # how it answers: free text holding a score, or schema-constrained JSON
+    reply: Literal["text", "json"] = "text"
+
+    SETTINGS: ClassVar[frozenset[str]] = TargetConfig.SETTINGS | {
+        "model", "temperature", "prompt", "reply"
+    }  # fmt: skip
+
+    def models(self) -> list[str]:
+        return [self.model] if self.model else []
+
+
 RUBRIC_MAX_BYTES = 256 * 1024  # a rubric is a page or two of instructions, never megabytes
 
 
-def read_rubric(config: TargetConfig, base_dir: Path) -> str | None:
+def read_rubric(config: JudgeConfig, base_dir: Path) -> str | None:
     """The text of the rubric file a judge names (None: the shipped default); a file that
     cannot be read is bad input naming the field."""
     if not config.prompt:
@@ -102,7 +122,7 @@ def _regular_file_bytes(path: Path, field: str, cap: int) -> bytes:
     return data
 
 
-def load_rubric(config: TargetConfig, context: BuildContext) -> Template:
+def load_rubric(config: JudgeConfig, context: BuildContext) -> Template:
     """Compile the target's rubric: the text the suite holds for it, the file beside a spec
     just loaded, or the shipped default. Bad syntax names the field."""
     field = f"targets.{config.name}.prompt"
@@ -215,8 +235,7 @@ class LLMJudge:
         return parse_judge_score(reply)
 
 
-@register_kind("llm_judge")
-def build_llm_judge(config: TargetConfig, context: BuildContext) -> Target:
+def build_llm_judge(config: JudgeConfig, context: BuildContext) -> Target:
     if not config.model:
         raise InputError("spec", f"targets.{config.name}.model", "an llm_judge needs a model")
     if context.llm is None:
@@ -244,3 +263,16 @@ def build_llm_judge(config: TargetConfig, context: BuildContext) -> Target:
                 f"(the fields are {', '.join(f'fields.{n}' for n in context.spec.fields)})",
             ) from exc
     return judge
+
+
+def _freeze(config: JudgeConfig, spec_dir: Path) -> Frozen:
+    """The rubric's text: the suite runs wherever it is moved, and a changed rubric is a new
+    definition."""
+    return Frozen(rubric=read_rubric(config, spec_dir))
+
+
+JUDGE = register_target_kind(
+    TargetKind(
+        name="llm_judge", config=JudgeConfig, build=build_llm_judge, freeze=_freeze, judge=True
+    )
+)

@@ -16,8 +16,8 @@ import numpy as np
 
 from sane.errors import ScorerError
 from sane.local.embeddings import encoder, token_embeddings
-from sane.records import OutputContract, TargetConfig
-from sane.scorers.base import BuildContext, Target, register_metric, require_runtime
+from sane.records import OutputContract
+from sane.scorers.base import BuildContext, BuiltinConfig, Target, register_metric, require_runtime
 from sane.scorers.local_fields import Pair, PairMetric
 
 UNIT_CONTRACT = OutputContract(type="continuous", min=0.0, max=1.0, higher_is_better=True)
@@ -41,7 +41,7 @@ class MiniLMBertScore(PairMetric):
     metric = "bertscore_minilm"
     encoder = "all-minilm-l6-v2"
 
-    def __init__(self, config: TargetConfig, context: BuildContext) -> None:
+    def __init__(self, config: BuiltinConfig, context: BuildContext) -> None:
         super().__init__(config, context)
         self.contract = UNIT_CONTRACT.model_copy()
 
@@ -55,6 +55,6 @@ class MiniLMBertScore(PairMetric):
 
 
 @register_metric(MiniLMBertScore.metric)
-def _bertscore(config: TargetConfig, context: BuildContext) -> Target:
+def _bertscore(config: BuiltinConfig, context: BuildContext) -> Target:
     require_runtime("sentence_transformers", config)
     return MiniLMBertScore(config, context)

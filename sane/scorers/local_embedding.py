@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from sane.local.embeddings import encode, encoder
-from sane.records import OutputContract, TargetConfig
-from sane.scorers.base import BuildContext, Target, register_metric, require_runtime
+from sane.records import OutputContract
+from sane.scorers.base import BuildContext, BuiltinConfig, Target, register_metric, require_runtime
 from sane.scorers.local_fields import Pair, PairMetric
 
 COSINE_CONTRACT = OutputContract(type="continuous", min=-1.0, max=1.0, higher_is_better=True)
@@ -25,7 +25,7 @@ class EmbeddingCosine(PairMetric):
 
     encoder: str
 
-    def __init__(self, config: TargetConfig, context: BuildContext) -> None:
+    def __init__(self, config: BuiltinConfig, context: BuildContext) -> None:
         super().__init__(config, context)
         self.contract = COSINE_CONTRACT.model_copy()
 
@@ -49,12 +49,12 @@ class MPNetCosine(EmbeddingCosine):
 
 
 @register_metric(MiniLMCosine.metric)
-def _minilm(config: TargetConfig, context: BuildContext) -> Target:
+def _minilm(config: BuiltinConfig, context: BuildContext) -> Target:
     require_runtime("sentence_transformers", config)
     return MiniLMCosine(config, context)
 
 
 @register_metric(MPNetCosine.metric)
-def _mpnet(config: TargetConfig, context: BuildContext) -> Target:
+def _mpnet(config: BuiltinConfig, context: BuildContext) -> Target:
     require_runtime("sentence_transformers", config)
     return MPNetCosine(config, context)

@@ -25,8 +25,8 @@ from pydantic import BaseModel, Field
 
 from sane.errors import InputError, ScorerError
 from sane.local.templating import render
-from sane.records import OutputContract, TargetConfig
-from sane.scorers.base import BuildContext, Target, register_metric
+from sane.records import OutputContract
+from sane.scorers.base import BuildContext, BuiltinConfig, Target, register_metric
 from sane.scorers.local_fields import reference_field
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ class StatementEntailment:
 
     metric = METRIC
 
-    def __init__(self, config: TargetConfig, context: BuildContext) -> None:
+    def __init__(self, config: BuiltinConfig, context: BuildContext) -> None:
         if context.llm is None:
             raise InputError(
                 "spec", f"targets.{config.name}.metric", f"'{METRIC}' needs an LLM client"
@@ -122,5 +122,5 @@ class StatementEntailment:
 
 
 @register_metric(METRIC)
-def _entailment(config: TargetConfig, context: BuildContext) -> Target:
+def _entailment(config: BuiltinConfig, context: BuildContext) -> Target:
     return StatementEntailment(config, context)

@@ -15,14 +15,14 @@ import math
 from typing import ClassVar
 
 from sane.errors import InputError, ScorerError
-from sane.records import OutputContract, TargetConfig
-from sane.scorers.base import BuildContext
+from sane.records import OutputContract
+from sane.scorers.base import BuildContext, BuiltinConfig
 
 Pair = tuple[str, str]
 """(candidate, reference)"""
 
 
-def reference_field(config: TargetConfig, context: BuildContext, metric: str) -> str:
+def reference_field(config: BuiltinConfig, context: BuildContext, metric: str) -> str:
     """The validated reference field of a target (InputError naming the spec field)."""
     where = f"targets.{config.name}.reference_field"
     spec = context.spec
@@ -46,7 +46,7 @@ class PairMetric:
     deterministic: bool = True
     _warmed: bool = False
 
-    def __init__(self, config: TargetConfig, context: BuildContext) -> None:
+    def __init__(self, config: BuiltinConfig, context: BuildContext) -> None:
         self.name = config.name
         self.candidate_field = context.spec.scored_field
         self.reference_field = reference_field(config, context, self.metric)

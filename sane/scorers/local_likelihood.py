@@ -24,8 +24,8 @@ import numpy as np
 from sane.local.likelihood import DEFAULT_BASE_LM, continuation_logprobs
 from sane.local.llama import load, model_name
 from sane.local.templating import render
-from sane.records import OutputContract, TargetConfig
-from sane.scorers.base import BuildContext, Target, register_metric, require_runtime
+from sane.records import OutputContract
+from sane.scorers.base import BuildContext, BuiltinConfig, Target, register_metric, require_runtime
 from sane.scorers.local_fields import Pair, PairMetric
 
 SQUASH_SCALE = 0.5  # nats per token that move the score from 0.5 to expit(1) = 0.73
@@ -44,7 +44,7 @@ def squash(pmi_per_token: float) -> float:
 class GemLikelihood(PairMetric):
     metric = "likelihood_gem"
 
-    def __init__(self, config: TargetConfig, context: BuildContext) -> None:
+    def __init__(self, config: BuiltinConfig, context: BuildContext) -> None:
         super().__init__(config, context)
         self.contract = UNIT_CONTRACT.model_copy()
         self.model = model_name(config.model) if config.model else DEFAULT_BASE_LM
@@ -68,6 +68,6 @@ class GemLikelihood(PairMetric):
 
 
 @register_metric(GemLikelihood.metric)
-def _gem(config: TargetConfig, context: BuildContext) -> Target:
+def _gem(config: BuiltinConfig, context: BuildContext) -> Target:
     require_runtime("llama_cpp", config)
     return GemLikelihood(config, context)

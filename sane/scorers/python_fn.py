@@ -18,14 +18,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.machinery import ModuleSpec
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Literal
+
+from pydantic import StrictBool
 
 from sane.errors import InputError
 from sane.records import OutputContract, TargetConfig
 from sane.scorers._threads import contained, in_daemon_thread
-from sane.scorers.base import BuildContext, Target, register_kind
+from sane.scorers.base import BuildContext, Target
+from sane.target_kind import Frozen, TargetKind, register_target_kind
 
-KIND = "python"  # the one target kind that runs code a spec (or a suite) names
+
+class PythonConfig(TargetConfig):
+    """A `python` target: the function `ref` (`module:function`) of the user's own code."""
+
+    kind: Literal["python"] = "python"
+    ref: str | None = None
+    # it returns the same score for the same record (repeats are skipped)
+    deterministic: StrictBool = False
+
+    SETTINGS: ClassVar[frozenset[str]] = TargetConfig.SETTINGS | {"deterministic"}
+
 
 # Modules a python target may never name: a spec names the scorer's own code, and a ref such
 # as `subprocess:run` or `builtins:exec` would run whatever the record's fields say.
@@ -196,8 +209,7 @@ class PythonTarget:
             raise contained(exc) from None
 
 
-@register_kind(KIND)
-def build_python_target(config: TargetConfig, context: BuildContext) -> Target:
+def build_python_target(config: PythonConfig, context: BuildContext) -> Target:
     function = resolve_ref(config.ref, f"targets.{config.name}.ref", context.base_dir)
     return PythonTarget(
         name=config.name,
@@ -206,3 +218,70 @@ def build_python_target(config: TargetConfig, context: BuildContext) -> Target:
         fields=tuple(context.spec.fields),
         deterministic=config.deterministic,
     )
+
+
+def _check(config: PythonConfig, file: str) -> None:
+    check_ref(config.ref, f"targets.{config.name}.ref", file)
+
+
+def _freeze(config: PythonConfig, spec_dir: Path) -> Frozen:
+    """The hash of its module file: an edited function is a new definition, and a received
+    suite's code runs only as recorded (verify_code)."""
+    search_folder(spec_dir)  # a ref may name a module beside the spec
+    return Frozen(code_sha256=module_sha256(config.ref) if config.ref else None)
+
+
+def verify_code(target: Any, suite: str) -> None:
+    """Refuse a stored python target (a `SuiteTarget`) whose ref names the standard library,
+    an installed package or sane, or whose module file is not the one the suite recorded;
+    checked before anything is imported. Trust is in the user's own modules: a hash cannot
+    tell a gadget from a scorer when the gadget is a package file that is the same on every
+    machine."""
+    config: PythonConfig = target.config
+    field = f"targets.{config.name}.ref"
+    check_ref(config.ref, field, suite)
+    refuse_library_code(str(config.ref), field, suite)
+    found = module_sha256(str(config.ref))
+    module = str(config.ref).partition(":")[0]
+    if found is None and target.code_sha256 is not None:  # a moved suite, its code left behind
+        raise InputError(
+            suite,
+            f"targets.{config.name}",
+            f"its module '{module}' is not importable here; put {module.split('.')[0]}.py "
+            "(the file the suite recorded) on PYTHONPATH, or give its spec with --spec",
+        )
+    if target.code_sha256 is None or found != target.code_sha256:
+        where = module_file(str(config.ref))
+        recorded = (target.code_sha256 or "none")[:12]
+        raise InputError(
+            suite,
+            f"targets.{config.name}",
+            f"its module file ({where or 'not found'}, sha256 {(found or 'none')[:12]}) is not "
+            f"the one this suite recorded (sha256 {recorded}); give its spec with --spec to "
+            "declare it on this run",
+        )
+
+
+def refuse_library_code(ref: str, field: str, suite: str) -> None:
+    """Refuse a stored ref whose module file is not the user's own (library_code)."""
+    where = module_file(ref)
+    owner = library_code(where) if where is not None else None
+    if owner is not None:
+        raise InputError(
+            suite,
+            field,
+            f"'{ref}' belongs to {owner} ({where}), not to a module of your own; "
+            "--trust-suite-code runs only your own modules: give a spec with --spec to run it",
+        )
+
+
+PYTHON = register_target_kind(
+    TargetKind(
+        name="python",
+        config=PythonConfig,
+        build=build_python_target,
+        check=_check,
+        freeze=_freeze,
+        verify_code=verify_code,
+    )
+)

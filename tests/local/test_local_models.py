@@ -13,13 +13,14 @@ from sane.llm import LLMClient, LLMSettings
 from sane.local import assets, likelihood, llama
 from sane.local.assets import ModelAsset, PartFile
 from sane.local.errors import ModelUnavailable
-from sane.records import ScorerSpec, TargetConfig
+from sane.records import ScorerSpec
 from sane.scorers import (  # noqa: F401  (registration)
     local_embedding,
     local_entailment,
     local_likelihood,
 )
 from sane.scorers.base import BuildContext, build_target
+from sane.target_kind import target_config
 
 pytestmark = pytest.mark.local_models
 
@@ -33,7 +34,7 @@ SPEC = ScorerSpec(
 
 
 def _target(metric: str, llm: LLMClient | None = None, **extra: object):
-    config = TargetConfig(
+    config = target_config(
         name=metric, kind="builtin", metric=metric, reference_field="reference", **extra
     )
     return build_target(config, BuildContext(spec=SPEC, base_dir=Path("."), llm=llm))

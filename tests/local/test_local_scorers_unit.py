@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from sane.errors import InputError, LLMError, ScorerError
-from sane.records import ScorerSpec, TargetConfig
+from sane.records import ScorerSpec
 from sane.scorers import local_bertscore, local_embedding, local_entailment, local_likelihood
 from sane.scorers.base import BuildContext, build_target
+from sane.target_kind import target_config
 
 SPEC = ScorerSpec(
     name="faithfulness",
@@ -26,7 +27,7 @@ def _context(llm: object | None = None) -> BuildContext:
 
 
 def _target(metric: str, llm: object | None = None, **extra: object):
-    config = TargetConfig(
+    config = target_config(
         name="t", kind="builtin", metric=metric, reference_field="source", **extra
     )
     return build_target(config, _context(llm))
@@ -36,10 +37,10 @@ def _target(metric: str, llm: object | None = None, **extra: object):
     "metric", ["embed_minilm", "embed_mpnet", "bertscore_minilm", "likelihood_gem"]
 )
 def test_reference_field_is_required_and_checked(metric):
-    missing = TargetConfig(name="t", kind="builtin", metric=metric)
+    missing = target_config(name="t", kind="builtin", metric=metric)
     with pytest.raises(InputError, match=r"targets\.t\.reference_field"):
         build_target(missing, _context())
-    unknown = TargetConfig(name="t", kind="builtin", metric=metric, reference_field="nope")
+    unknown = target_config(name="t", kind="builtin", metric=metric, reference_field="nope")
     with pytest.raises(InputError, match="not one of fields"):
         build_target(unknown, _context())
 

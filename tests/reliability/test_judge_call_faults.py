@@ -12,9 +12,10 @@ from fault_server import FaultServer, Malformed, Ok, Stall, Status
 
 from sane.errors import LLMError, ScorerError
 from sane.llm import LLMClient, LLMSettings
-from sane.records import OutputContract, ScorerSpec, TargetConfig
+from sane.records import OutputContract, ScorerSpec
 from sane.scorers import BuildContext, build_target
 from sane.scorers.execute import score_variants
+from sane.target_kind import target_config
 
 TIMEOUT_S = 0.4
 SPEC = ScorerSpec(
@@ -37,7 +38,7 @@ def _judge(server: FaultServer, tmp_path: Path, retries: int):
                            api_key="sk-judge-fault-0000", backoff_s=0.0, timeout_s=TIMEOUT_S,
                            provider_retries=retries)  # fmt: skip
     llm = LLMClient(settings)
-    config = TargetConfig(name="judge", kind="llm_judge", model="openai/judge-model")
+    config = target_config(name="judge", kind="llm_judge", model="openai/judge-model")
     return llm, build_target(config, BuildContext(spec=SPEC, llm=llm))
 
 

@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from sane.errors import ScorerError
-from sane.records import OutputContract, ScorerSpec, TargetConfig
+from sane.records import OutputContract, ScorerSpec
 from sane.scorers import BuildContext, build_target
 from sane.scorers.execute import score_variants
+from sane.target_kind import target_config
 
 SPEC = ScorerSpec(
     name="rubric-limits",
@@ -68,7 +69,7 @@ class _Model:
 def _judge(rubric: str) -> tuple[Any, _Model]:
     """A judge built as `execute` builds a suite's: from the rubric text the suite holds."""
     model = _Model()
-    config = TargetConfig(name="judge", kind="llm_judge", model="stub", prompt="rubric.j2")
+    config = target_config(name="judge", kind="llm_judge", model="stub", prompt="rubric.j2")
     context = BuildContext(spec=SPEC, llm=model, rubrics={"judge": rubric})  # type: ignore[arg-type]
     return build_target(config, context), model
 

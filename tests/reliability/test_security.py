@@ -25,9 +25,9 @@ from sane.records import (
     Recipe,
     Requirement,
     ScorerSpec,
-    TargetConfig,
 )
 from sane.scorers import BuildContext, build_target
+from sane.target_kind import target_config
 
 KEY = "sk-live-SECRET-0123456789abcdef"
 
@@ -145,7 +145,7 @@ def _spec() -> ScorerSpec:
 async def test_user_rubric_renders_in_the_sandbox(tmp_path: Path, template: str) -> None:
     (tmp_path / "rubric.j2").write_text(template)
     context = BuildContext(spec=_spec(), base_dir=tmp_path, llm=object())  # type: ignore[arg-type]
-    config = TargetConfig(name="j", kind="llm_judge", model="scripted", prompt="rubric.j2")
+    config = target_config(name="j", kind="llm_judge", model="scripted", prompt="rubric.j2")
     judge = build_target(config, context)
     with pytest.raises(ScorerError) as info:
         judge.render({"source": "s", "summary": "t"})
@@ -155,7 +155,7 @@ async def test_user_rubric_renders_in_the_sandbox(tmp_path: Path, template: str)
 
 def test_record_text_is_never_template_code(tmp_path: Path) -> None:
     context = BuildContext(spec=_spec(), base_dir=tmp_path, llm=object())  # type: ignore[arg-type]
-    judge = build_target(TargetConfig(name="j", kind="llm_judge", model="scripted"), context)
+    judge = build_target(target_config(name="j", kind="llm_judge", model="scripted"), context)
     prompt = judge.render({"source": "{{ 7 * 7 }}", "summary": "{% raw %}x"})
     assert "{{ 7 * 7 }}" in prompt and "49" not in prompt
 

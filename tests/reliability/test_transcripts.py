@@ -17,12 +17,12 @@ from sane.records import (
     Recipe,
     Requirement,
     ScorerSpec,
-    TargetConfig,
     Verdict,
 )
 from sane.scorers import BuildContext, build_target, run_case
 from sane.suites import store as store_module
 from sane.suites.store import SuiteStore
+from sane.target_kind import target_config
 
 SPEC = ScorerSpec(
     name="transcripts",
@@ -49,7 +49,7 @@ async def _run(server: FaultServer, tmp_path: Path, repeats: int = 1):
     settings = LLMSettings(cache_path=tmp_path / "cache.db", api_base=server.base_url,
                            api_key="sk-transcripts-0000", backoff_s=0.0)  # fmt: skip
     llm = LLMClient(settings, on_call=store.put_call, on_transcript=store.put_transcript)
-    config = TargetConfig(name="judge", kind="llm_judge", model="openai/judge-model")
+    config = target_config(name="judge", kind="llm_judge", model="openai/judge-model")
     judge = build_target(config, BuildContext(spec=SPEC, llm=llm))
     record = await run_case(judge, SPEC, RECIPE, CASE, 0.05, repeats=repeats, timeout_s=30)
     await llm.aclose()

@@ -25,8 +25,8 @@ from sane.records import (
     RunConfig,
     ScorerSpec,
     SuiteSnapshot,
-    TargetConfig,
 )
+from sane.target_kind import target_config
 
 Y, N, U = "yes", "no", "unresolved"
 
@@ -135,7 +135,7 @@ def make_snapshot(
         fields={"source": "doc", "summary": "text"},
         scored_field="summary",
         output=OutputContract(min=0, max=1, higher_is_better=higher_is_better),
-        targets=[TargetConfig(name=name, kind="python") for name in targets],
+        targets=[target_config(name=name, kind="python") for name in targets],
     )
     return SuiteSnapshot(
         spec=spec,

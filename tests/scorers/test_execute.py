@@ -19,11 +19,11 @@ from sane.records import (
     RepeatableRelation,
     Requirement,
     ScorerSpec,
-    TargetConfig,
     Verdict,
 )
 from sane.scorers import build_target, estimate_tolerance, normalise, run_case, score_variants
 from sane.scorers.base import BuildContext
+from sane.target_kind import target_config
 
 TIMEOUT = 0.3
 
@@ -81,7 +81,7 @@ def ref(name: str) -> str:
 
 
 def python_target(context: BuildContext, name: str, **extra: object):
-    return build_target(TargetConfig(name=name, kind="python", ref=ref(name), **extra), context)
+    return build_target(target_config(name=name, kind="python", ref=ref(name), **extra), context)
 
 
 def pair_recipe(kind: str = "decrease") -> Recipe:
@@ -194,7 +194,7 @@ async def test_lower_is_better_target_is_read_in_the_spec_direction(
     # the target scores *unfaithfulness* on 0..4 (lower is better); the spec is 1-5 faithfulness
     contract = OutputContract(min=0, max=4, higher_is_better=False)
     target = build_target(
-        TargetConfig(
+        target_config(
             name="unfaith", kind="python", ref=ref("counts_errors_inverse"), output=contract
         ),
         context,

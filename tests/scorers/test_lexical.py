@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from sane.errors import InputError
-from sane.records import TargetConfig
 from sane.scorers import BUILTIN_METRICS, BatchTarget, build_target, score_variants
 from sane.scorers.base import BuildContext
 from sane.scorers.lexical import token_f1
+from sane.target_kind import target_config
 
 METRICS = ["rouge_l", "bleu", "chrf", "token_f1"]
 SOURCE = "The committee approved the new budget for public schools on Tuesday."
@@ -19,7 +19,7 @@ UNRELATED = {"source": SOURCE, "summary": "Penguins huddle together to survive p
 
 def metric(context: BuildContext, name: str):
     return build_target(
-        TargetConfig(name=name, kind="builtin", metric=name, reference_field="source"), context
+        target_config(name=name, kind="builtin", metric=name, reference_field="source"), context
     )
 
 
@@ -70,14 +70,14 @@ def test_token_f1_squad_normalisation() -> None:
 def test_reference_field_is_checked(
     context: BuildContext, reference: str | None, problem: str
 ) -> None:
-    config = TargetConfig(name="r", kind="builtin", metric="rouge_l", reference_field=reference)
+    config = target_config(name="r", kind="builtin", metric="rouge_l", reference_field=reference)
     with pytest.raises(InputError, match=problem) as info:
         build_target(config, context)
     assert info.value.field == "targets.r.reference_field"
 
 
 def test_unknown_metric_names_the_field(context: BuildContext) -> None:
-    config = TargetConfig(name="r", kind="builtin", metric="meteor", reference_field="source")
+    config = target_config(name="r", kind="builtin", metric="meteor", reference_field="source")
     with pytest.raises(InputError) as info:
         build_target(config, context)
     assert info.value.field == "targets.r.metric"

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from sane.errors import InputError
-from sane.records import Case, PairRelation, Recipe, Requirement, ScorerSpec, TargetConfig, Verdict
+from sane.records import Case, PairRelation, Recipe, Requirement, ScorerSpec, Verdict
 from sane.scorers import build_target, run_case
 from sane.scorers.base import BuildContext
+from sane.target_kind import target_config
 
 RECORD = {"source": "The cat sat on the mat.", "summary": "A cat sat."}
 
@@ -42,7 +43,7 @@ class FakeLLM:
 
 def judge(spec: ScorerSpec, base: Path, llm: FakeLLM, prompt: str | None = None, **extra):
     context = BuildContext(spec=spec, base_dir=base, llm=llm)
-    config = TargetConfig(
+    config = target_config(
         name="gpt", kind="llm_judge", model="openai/gpt-4o-mini", prompt=prompt, **extra
     )
     return build_target(config, context)
@@ -159,13 +160,13 @@ def test_bad_prompt_and_config_are_input_errors(spec: ScorerSpec, tmp_path: Path
         judge(spec, tmp_path, FakeLLM([]), prompt="broken.j2")
     with pytest.raises(InputError) as info:
         build_target(
-            TargetConfig(name="gpt", kind="llm_judge"),
+            target_config(name="gpt", kind="llm_judge"),
             BuildContext(spec=spec, base_dir=tmp_path, llm=FakeLLM([])),
         )
     assert info.value.field == "targets.gpt.model"
     with pytest.raises(InputError, match="LLM client"):
         build_target(
-            TargetConfig(name="gpt", kind="llm_judge", model="m"),
+            target_config(name="gpt", kind="llm_judge", model="m"),
             BuildContext(spec=spec, base_dir=tmp_path),
         )
 

@@ -8,9 +8,10 @@ import pytest
 
 from sane.errors import InputError, LLMError
 from sane.llm import LLMClient, LLMSettings
-from sane.records import ScorerSpec, TargetConfig
+from sane.records import ScorerSpec
 from sane.scorers import build_target
 from sane.scorers.base import BuildContext
+from sane.target_kind import target_config
 
 RECORD = {"source": "The cat sat on the mat.", "summary": "A cat sat."}
 
@@ -19,7 +20,7 @@ def _judge(spec: ScorerSpec, tmp_path: Path, rules: str, **extra: object):
     script = tmp_path / "rules.yaml"
     script.write_text(rules)
     llm = LLMClient(LLMSettings(cache_path=tmp_path / "c.db", script_path=script, backoff_s=0))
-    config = TargetConfig(name="j", kind="llm_judge", model="scripted", reply="json", **extra)
+    config = target_config(name="j", kind="llm_judge", model="scripted", reply="json", **extra)
     return build_target(config, BuildContext(spec=spec, base_dir=tmp_path, llm=llm))
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from sane.errors import InputError
-from sane.records import OutputContract, TargetConfig
+from sane.records import OutputContract
 from sane.scorers import build_target
 from sane.scorers.base import BuildContext
+from sane.target_kind import target_config
 
 
 def length_score(record: dict[str, str]) -> float:
@@ -23,7 +24,7 @@ def ref(name: str) -> str:
 
 
 async def test_sync_function_scores_the_record(context: BuildContext) -> None:
-    config = TargetConfig(name="mine", kind="python", ref=ref("length_score"))
+    config = target_config(name="mine", kind="python", ref=ref("length_score"))
     target = build_target(config, context)
     assert await target.score({"source": "s", "summary": "two words"}) == 3.0
     assert target.contract == context.spec.output
@@ -32,7 +33,7 @@ async def test_sync_function_scores_the_record(context: BuildContext) -> None:
 
 async def test_async_function_and_own_contract(context: BuildContext) -> None:
     contract = OutputContract(min=0, max=10, higher_is_better=False)
-    config = TargetConfig(
+    config = target_config(
         name="mine",
         kind="python",
         ref=ref("async_length_score"),
@@ -59,7 +60,7 @@ def test_bad_ref_is_input_error_naming_the_field(
     context: BuildContext, given: str | None, problem: str
 ) -> None:
     with pytest.raises(InputError, match=problem) as info:
-        build_target(TargetConfig(name="mine", kind="python", ref=given), context)
+        build_target(target_config(name="mine", kind="python", ref=given), context)
     assert info.value.field == "targets.mine.ref"
 
 

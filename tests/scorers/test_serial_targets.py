@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sane.llm import LLMClient, LLMSettings
-from sane.records import OutputContract, ScorerSpec, TargetConfig
+from sane.records import OutputContract, ScorerSpec
 from sane.scorers import build_target, estimate_tolerance
 from sane.scorers.base import BuildContext
+from sane.target_kind import target_config
 
 CALL_S = 0.1
 TIMEOUT_S = 0.35  # three calls' time: the eighteen queued calls below take 1.8 s in all
@@ -64,8 +65,8 @@ def test_an_embedded_judge_queues_on_the_local_model_and_an_api_judge_does_not(
 ):
     llm = LLMClient(LLMSettings(cache_path=tmp_path / "c.db"))  # never called here
     context = BuildContext(spec=spec, base_dir=tmp_path, llm=llm)
-    local = TargetConfig(name="q", kind="llm_judge", model="local/qwen2.5-coder-1.5b")
-    remote = TargetConfig(name="g", kind="llm_judge", model="openai/gpt-4o-mini")
+    local = target_config(name="q", kind="llm_judge", model="local/qwen2.5-coder-1.5b")
+    remote = target_config(name="g", kind="llm_judge", model="openai/gpt-4o-mini")
     assert build_target(local, context).serial_key == "local"
     assert build_target(remote, context).serial_key is None
     assert llm.serial_key("local/smollm2-135m") == "local"

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from sane.records import TargetConfig
-from sane.scorers import BuildContext, Target, register_metric
+from sane.scorers import BuildContext, BuiltinConfig, Target, register_metric
 from sane_plugin_example.targets import WordCount
 
 
@@ -13,7 +12,7 @@ class Exclamations(WordCount):
 
 
 @register_metric("example_exclamations")
-def build(config: TargetConfig, context: BuildContext) -> Target:
+def build(config: BuiltinConfig, context: BuildContext) -> Target:
     spec = context.spec
     return Exclamations(config.name, config.output or spec.output, tuple(spec.fields),
                         spec.scored_field)  # fmt: skip
