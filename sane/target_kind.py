@@ -30,6 +30,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializeAsAny,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -99,6 +100,10 @@ FLAT_DEFAULTS: dict[str, Any] = {
     "reply": "text",
     "deterministic": False,
 }
+# The validation context key of a record read from a suite (sane.suites.store): what a spec
+# would be refused for, a suite written by an earlier release may hold.
+STORED = "stored"
+
 # The keys the flat record hashed always (null where unset). Any other key is hashed only when
 # a spec sets it, so a field added later never changes a stored hash. Never extend this.
 ALWAYS_HASHED = frozenset(
@@ -128,19 +133,25 @@ class TargetConfig(Record):
 
     @model_validator(mode="before")
     @classmethod
-    def _flat_leftovers(cls, data: Any) -> Any:
+    def _flat_leftovers(cls, data: Any, info: ValidationInfo) -> Any:
         """Suites written before each kind had its own config hold every key of the flat
-        record, at its unset value where the kind never read it: those are dropped. Any other
-        key the kind does not have stays, and is refused as an unknown field."""
+        record, at its unset value where the kind never read it: those are dropped. In a spec,
+        any other key the kind does not have stays, and is refused as an unknown field; read
+        from a suite (`STORED` context), it is dropped too: the kind never read it, and the
+        suite must still open (its stored hashes stay as they were)."""
         if not isinstance(data, dict):
             return data
+        stored = bool(info.context and info.context.get(STORED))
         return {
             key: value
             for key, value in data.items()
             if key in cls.model_fields
             or key not in FLAT_DEFAULTS
-            or value != FLAT_DEFAULTS[key]
-            or isinstance(value, bool) != isinstance(FLAT_DEFAULTS[key], bool)
+            or not stored
+            and (
+                value != FLAT_DEFAULTS[key]
+                or isinstance(value, bool) != isinstance(FLAT_DEFAULTS[key], bool)
+            )
         }
 
     def settings(self) -> dict[str, Any]:
@@ -235,13 +246,18 @@ class _UnknownKind(TargetConfig):
         raise ValueError(TARGET_KINDS.unknown(kind))
 
 
-def _parse(data: Any) -> Any:
+def _parse(data: Any, context: dict[str, Any] | None = None) -> Any:
     """A target's config by its kind's record (its errors keep their field's place)."""
     if isinstance(data, TargetConfig) or not isinstance(data, dict):
         return data
     name = data.get("kind")
     kind = TARGET_KINDS.get(name) if isinstance(name, str) else None
-    return (kind.config if kind is not None else _UnknownKind).model_validate(data)
+    record = kind.config if kind is not None else _UnknownKind
+    return record.model_validate(data, context=context)
+
+
+def _parse_field(data: Any, info: ValidationInfo) -> Any:
+    return _parse(data, info.context)
 
 
 def target_config(**data: Any) -> TargetConfig:
@@ -250,7 +266,7 @@ def target_config(**data: Any) -> TargetConfig:
 
 
 # A target's config in a record: parsed by its kind's record, dumped with all its own keys.
-AnyTargetConfig = Annotated[SerializeAsAny[TargetConfig], BeforeValidator(_parse)]
+AnyTargetConfig = Annotated[SerializeAsAny[TargetConfig], BeforeValidator(_parse_field)]
 
 
 def definition_sha256(config: TargetConfig, rubric_sha: str | None, code_sha: str | None) -> str:

@@ -44,6 +44,7 @@ from sane.records import (
     Vote,
 )
 from sane.suites.lock import SuiteLock
+from sane.target_kind import STORED
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -74,6 +75,18 @@ _VOTES = TypeAdapter(list[Vote])  # many at once: one pass, not one per row
 _CALLS = TypeAdapter(list[CallRecord])
 _QUALIFICATIONS = TypeAdapter(dict[str, Qualification])
 _OBJECT = TypeAdapter(dict[str, Any])
+# Targets read from a suite: a key of the flat record of earlier releases that their kind never
+# read is dropped, not refused (sane.target_kind.TargetConfig), so such a suite still opens.
+_STORED = {STORED: True}
+
+
+def _stored_target(text: str | bytes) -> SuiteTarget:
+    return SuiteTarget.model_validate_json(text, context=_STORED)
+
+
+def _stored_spec(data: Any) -> ScorerSpec:
+    return ScorerSpec.model_validate(data, context=_STORED)
+
 
 P = TypeVar("P")  # a row's payload as read: JSON text, a column's value, a row as a dict
 T = TypeVar("T")  # what it parses into
@@ -252,7 +265,7 @@ class SuiteStore:
         if not self.db["targets"].exists():  # an old suite opened read-only
             return []
         rows = self.db.conn.execute("select name, json from targets order by seq")
-        return self._rows("targets", rows, SuiteTarget.model_validate_json)
+        return self._rows("targets", rows, _stored_target)
 
     def revision(self) -> int | None:
         """How many writes the report's tables have had (None: a suite from before)."""
@@ -265,7 +278,7 @@ class SuiteStore:
     def spec(self, targets: list[SuiteTarget] | None = None) -> ScorerSpec:
         """The scorer, with the targets the suite holds now (an old suite: its spec's own);
         `targets` when the caller has just read them."""
-        spec = self._required_meta("spec", ScorerSpec.model_validate)
+        spec = self._required_meta("spec", _stored_spec)
         targets = self.targets() if targets is None else targets
         return spec.model_copy(update={"targets": [t.config for t in targets]}) if targets else spec
 

@@ -201,3 +201,22 @@ def test_the_trust_rule_asks_the_kind(old_suite: Path) -> None:
 def test_a_kind_literal_is_its_name() -> None:
     for name, kind in TARGET_KINDS.items():
         assert kind.config.model_fields["kind"].annotation == Literal[name]
+
+
+def test_a_suite_whose_target_holds_a_key_its_kind_never_read_still_opens(
+    old_suite: Path,
+) -> None:
+    """An earlier release stored what a spec gave (a `temperature` on a python target, which
+    it ignored); that suite opens, its stored hash kept, while a spec with it is refused."""
+    import sqlite3
+
+    with sqlite3.connect(old_suite) as db:
+        (text,) = db.execute("select json from targets where name = 'careful'").fetchone()
+        stored = json.loads(text)
+        stored["config"]["temperature"] = 0.5
+        db.execute("update targets set json = ? where name = 'careful'", [json.dumps(stored)])
+    careful = next(t for t in _targets(old_suite) if t.config.name == "careful")
+    assert careful.definition_sha256 == PINNED["careful"]
+    assert "temperature" not in careful.config.model_dump()
+    with pytest.raises(ValidationError, match="temperature"):
+        target_config(**stored["config"])
