@@ -199,6 +199,7 @@ def _plan(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> tuple
         ]
     )
     control = _distinct(voted(kind.control_question(spec, recipe, case)))
+    planted = controls.planted_per_recipe()  # the realization controls a recipe gets
     fixed = _fixed_recipe_count(config.generator)
     stages = []
     if fixed is None:
@@ -231,8 +232,8 @@ def _plan(spec: ScorerSpec, examples: list[Example], config: RunConfig) -> tuple
         _Stage(
             "controls",
             control,
-            3 * recipes * k,
-            f"3 x R x k x {q} = 3 x {recipes} x {k} x {q}",
+            planted * recipes * k,
+            f"{planted} x R x k x {q} = {planted} x {recipes} x {k} x {q}",
             True,
         ),
     ]

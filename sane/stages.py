@@ -146,11 +146,12 @@ async def recipe_flow(ctx: RunContext, flows: RecipeFlows, recipe_id: str) -> Re
     alignment = flows.decisions[Question.alignment]
     suite = [r for _, r in flows.recipes.values()]
     example = agents.example_for(seq, 0, len(ctx.examples))
-    faithful = controls.recipe_controls(seq, recipe, example, ctx.examples, ctx.spec.scored_field)
+    field = ctx.spec.scored_field
+    faithful = controls.recipe_controls(seq, recipe, example, ctx.examples, field, suite)
     asking = [asyncio.create_task(_decide_controls(ctx, flows.decisions, faithful))]
 
     def on_first_usable(case: Case) -> None:
-        planned = controls.family_controls(recipe, case, suite)
+        planned = controls.family_controls(recipe, case, suite, seq, ctx.examples, field)
         asking.append(asyncio.create_task(_decide_controls(ctx, flows.decisions, planned)))
 
     aligned, budget_stop = False, None

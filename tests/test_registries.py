@@ -61,6 +61,20 @@ def _panel_kind(name: str, kind: Any) -> bool:
     return isinstance(kind, PanelKind) and kind.name == name and bool(kind.summary)
 
 
+def _control_kind(name: str, kind: Any) -> bool:
+    from sane.panel.controls import ControlKind
+
+    planted_by_build = kind.planted != "alignment"
+    return (
+        isinstance(kind, ControlKind)
+        and kind.name == name
+        and ":" not in name
+        and bool(kind.summary)
+        and (kind.build is not None) == planted_by_build
+        and (kind.build is None or _positional(kind.build, 1))
+    )
+
+
 def _reference(name: str, reference: Any) -> bool:
     from sane.qualification.references import Reference
 
@@ -108,6 +122,7 @@ COMPLETE: dict[str, Callable[[str, Any], bool]] = {
     "built-in metric": lambda name, factory: _positional(factory, 2),
     "relation kind": _relation_kind,
     "panel kind": _panel_kind,
+    "control kind": _control_kind,
     "reference scorer": _reference,
     "manipulation catalogue": _data_file,
     "fixed recipe set folder": _data_folder,
@@ -129,6 +144,7 @@ def _all_registries() -> list[Registry[Any]]:
     import sane.llm.providers
     import sane.local.assets
     import sane.manipulations.catalogue
+    import sane.panel.controls
     import sane.panel.kinds
     import sane.qualification.references
     import sane.relations
@@ -175,7 +191,7 @@ def test_no_kind_registers_by_being_imported_by_chance() -> None:
         + """
 import importlib, pkgutil, sane
 import sane.generators.base, sane.edits, sane.llm.providers
-import sane.local.assets, sane.panel.kinds, sane.relations, sane.scorers
+import sane.local.assets, sane.panel.controls, sane.panel.kinds, sane.relations, sane.scorers
 import sane.generators.fixed_sets, sane.manipulations.catalogue, sane.qualification.references
 before = keys()
 for module in pkgutil.walk_packages(sane.__path__, "sane."):
@@ -222,7 +238,17 @@ panel = run_config(model="scripted", panel="example_direction").panel
 recipe = Recipe(id="rec-1-1", capability_id="cap-1", requirement="monotonicity", name="n",
                 instruction="Add a claim.", variant_roles=["original", "perturbed"],
                 relation={"kind": "decrease"}, rationale="")
+from sane.panel import controls
+from sane.records import Case, Decision, PanelDecision
+case = Case(id="rec-1-1/case-0", recipe_id="rec-1-1", index=0, example_index=0,
+            example={"text": "a"}, variants={"original": "a b", "perturbed": "a"})
+planted = controls.family_controls(recipe, case, [recipe])
+swapped = {s: PanelDecision(subject_id=s, question=Question.realization, decision=Decision.yes,
+                            votes=[]) for s, _, _ in planted if "example_swapped" in s}
 print(json.dumps({
+    "controls": [[s, c.variants] for s, _, c in planted],
+    "control_tally": controls.tally({}, swapped)["example_swapped"],
+    "controls_per_recipe": controls.planted_per_recipe(),
     "length": asyncio.run(length.score(record)),
     "bangs": asyncio.run(bangs.score(record)),
     "relation": check_relation(relation, {"perturbed": [0.7]}, 0.0, True).verdict.value,
@@ -239,6 +265,11 @@ print(json.dumps({
     run = _fresh_python(code, PYTHONPATH=str(PLUGIN))
     assert run.returncode == 0, run.stderr[-3000:]
     used = json.loads(run.stdout.strip().splitlines()[-1])
+    assert used["controls"] == [
+        ["control:noop:rec-1-1/case-0", {"original": "a b", "perturbed": "a b"}],
+        ["control:example_swapped:rec-1-1/case-0", {"original": "a", "perturbed": "a b"}],
+    ]
+    assert used["control_tally"] == [1, 1] and used["controls_per_recipe"] == 4
     assert used["length"] == 4.0 and used["bangs"] == 2.0
     assert used["relation"] == "pass"
     assert used["generator"] and used["model_check"] is None

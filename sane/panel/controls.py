@@ -21,8 +21,12 @@ the texts' roles exchanged) is a control too: its two answers must agree. The
 share that did not is the panel's order-inconsistency rate; an oracle over
 `MAX_ORDER_INCONSISTENT` is not reading the texts.
 
-Control decisions live beside the real ones under subject ids that start
-with `control:`. The report gives the false-accept rate (negative controls the
+Each kind is one `ControlKind` (below): the question it is asked, its right answer, when
+it is planted and how its item is built. The panel plants them, the estimate counts them,
+the review page rebuilds them and the reports tally them from these objects; another
+package adds one by registering a `ControlKind` from a module of the `sane.control_kinds`
+entry-point group. Control decisions live beside the real ones under subject ids
+`control:KIND:SHOWN` (`subject_of` writes them, `parse` alone reads them). The report gives the false-accept rate (negative controls the
 panel accepted) and the false-reject rate (positive controls it did not
 accept), each with a Wilson interval; above `MAX_FALSE_ACCEPT` or
 `MAX_FALSE_REJECT` the panel has failed its controls and the suite's faults
@@ -31,8 +35,11 @@ are not evidence.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
 
+from sane._registry import Registry
 from sane.edits import FILLER, TransformError, TransformInput, apply_transform
 from sane.panel.ballots import order_consistent
 from sane.records import (
@@ -40,6 +47,7 @@ from sane.records import (
     Decision,
     PairRelation,
     PanelDecision,
+    Question,
     Recipe,
 )
 from sane.relations import kind_of, mirror
@@ -49,17 +57,104 @@ MAX_FALSE_ACCEPT = 0.10  # above this share of accepted negative controls, the p
 MAX_FALSE_REJECT = 0.50  # ...or above this share of rejected positive controls
 MAX_ORDER_INCONSISTENT = 0.50  # ...or above this share of order-checked votes that disagreed
 
+Control = tuple[str, Recipe, Case]  # (subject id, recipe shown, case shown)
+
+
+@dataclass(frozen=True)
+class Planting:
+    """What a control is built from: the candidate recipe (its place `seq` among the suite's
+    `recipes`), the example its first case is written from, and, for a tested family, its
+    first usable case."""
+
+    seq: int
+    recipe: Recipe
+    recipes: tuple[Recipe, ...]
+    example_index: int
+    examples: tuple[dict[str, str], ...]
+    scored_field: str
+    first_case: Case | None = None
+
+
+@dataclass(frozen=True)
+class ControlKind:
+    """One kind of planted control, complete (tests/test_registries.py walks every kind).
+
+    - `question`: the question it is asked (a mirror the alignment question, in the recipe's
+      own flow as the contrastive half; every other kind the realization question, as the
+      plain yes/no under every panel kind).
+    - `right`: its right answer (`no`: a negative control, counted in the false-accept rate;
+      `yes`: a positive one, in the false-reject rate).
+    - `planted`: when it is planted: `alignment` (beside the recipe's alignment), `recipe`
+      (for each candidate recipe, before it has cases: the item is written from the example
+      its first case is written from) or `family` (from a tested family's first usable case).
+    - `build(planting)`: the recipe and case shown, or None where the kind has none for this
+      recipe (a mirror is built by `mirrored_recipe`, in the alignment flow).
+    - `summary`: what it is, in words.
+    """
+
+    name: str
+    question: Question
+    right: Decision
+    planted: Literal["alignment", "recipe", "family"]
+    summary: str
+    build: Callable[[Planting], tuple[Recipe, Case] | None] | None = None
+
+    @property
+    def negative(self) -> bool:
+        return self.right is Decision.no
+
+    def shown(self, planting: Planting) -> str:
+        """The id of what it shows: the recipe, its first case to be, or the family's case."""
+        if self.planted == "alignment":
+            return planting.recipe.id
+        if self.planted == "recipe":
+            return f"{planting.recipe.id}/case-0"
+        assert planting.first_case is not None
+        return planting.first_case.id
+
+    def plant(self, planting: Planting) -> list[Control]:
+        built = self.build(planting) if self.build is not None else None
+        return [] if built is None else [(subject_of(self, self.shown(planting)), *built)]
+
+
+CONTROL_KINDS: Registry[ControlKind] = Registry("control kind", group="sane.control_kinds")
+
+
+def register_control_kind(kind: ControlKind) -> ControlKind:
+    """Register `kind` under its name (from the module an entry point names)."""
+    return CONTROL_KINDS.register(kind.name)(kind)
+
+
+def subject_of(kind: ControlKind, shown: str) -> str:
+    """The subject id a control's decision is stored under."""
+    return f"{PREFIX}{kind.name}:{shown}"
+
 
 def is_control(subject_id: str) -> bool:
     return subject_id.startswith(PREFIX)
 
 
-def control_kind(subject_id: str) -> str:
-    return subject_id.removeprefix(PREFIX).split(":", 1)[0]
+def parse(subject_id: str) -> tuple[ControlKind, str] | None:
+    """A control's kind and the id of what it shows; None for a real subject or a kind no
+    package registers here (a suite from a run with a plugin since removed)."""
+    if not is_control(subject_id):
+        return None
+    name, _, shown = subject_id.removeprefix(PREFIX).partition(":")
+    kind = CONTROL_KINDS.get(name)
+    return None if kind is None else (kind, shown)
+
+
+def owner(subject_id: str) -> str | None:
+    """The recipe or case a control belongs to (the review page asks it beside that one)."""
+    parsed = parse(subject_id)
+    if parsed is None:
+        return None
+    kind, shown = parsed
+    return shown.rsplit("/", 1)[0] if kind.planted in ("alignment", "recipe") else shown
 
 
 def mirror_id(recipe_id: str) -> str:
-    return f"{PREFIX}mirror:{recipe_id}"
+    return subject_of(CONTROL_KINDS["mirror"], recipe_id)
 
 
 def mirrored_recipe(recipe: Recipe) -> Recipe | None:
@@ -72,10 +167,6 @@ def mirrored_recipe(recipe: Recipe) -> Recipe | None:
     if not kind_of(recipe.relation).mirror_contradicts or flipped == recipe.relation:
         return None
     return recipe.model_copy(update={"relation": flipped})
-
-
-def case_control_id(kind: str, case_id: str) -> str:
-    return f"{PREFIX}{kind}:{case_id}"
 
 
 # Positive controls: an instruction and code that carries it out exactly, so the right
@@ -175,9 +266,6 @@ def contrastive_aligned(recipe_id: str, alignment: Mapping[str, PanelDecision]) 
     return mirrored is None or mirrored.decision is not Decision.yes
 
 
-Control = tuple[str, Recipe, Case]  # (subject id, recipe shown, case shown)
-
-
 def case_controls(
     recipes: list[Recipe],
     rejected: Mapping[str, object],
@@ -188,54 +276,123 @@ def case_controls(
 ) -> list[Control]:
     """The realization controls of a suite: (subject id, recipe shown, case shown).
 
-    For every candidate pair recipe no guard rejected, a faithful edit of the
-    example its first case is written from (`first_examples`: recipe id ->
-    example index; right answer: yes); for every tested family with a usable
-    first case (`first_cases`: recipe id -> case), a no-op copy and a decoy
-    instruction (right answer: no).
+    For every candidate recipe no guard rejected, its `recipe` kinds' controls (written from
+    the example its first case is written from: `first_examples`, recipe id -> example
+    index); for every tested family with a usable first case (`first_cases`: recipe id ->
+    case), its `family` kinds' controls.
     """
     planned = [
         control
         for seq, recipe in enumerate(recipes)
         if recipe.id not in rejected
         for control in recipe_controls(
-            seq, recipe, first_examples[recipe.id], examples, scored_field
+            seq, recipe, first_examples[recipe.id], examples, scored_field, recipes
         )
     ]
-    by_id = {recipe.id: recipe for recipe in recipes}
+    by_id = {recipe.id: (seq, recipe) for seq, recipe in enumerate(recipes)}
     for recipe_id, case in first_cases.items():
         if case is not None:
-            planned += family_controls(by_id[recipe_id], case, recipes)
+            seq, recipe = by_id[recipe_id]
+            planted = _planting(
+                seq, recipe, first_examples[recipe_id], examples, scored_field, recipes, case
+            )
+            planned += _plant("family", planted)
     return planned
+
+
+def _planting(
+    seq: int,
+    recipe: Recipe,
+    example_index: int,
+    examples: Iterable[dict[str, str]],
+    scored_field: str,
+    recipes: Iterable[Recipe],
+    first_case: Case | None = None,
+) -> Planting:
+    return Planting(
+        seq, recipe, tuple(recipes), example_index, tuple(examples), scored_field, first_case
+    )
+
+
+def _plant(when: str, planting: Planting) -> list[Control]:
+    return [
+        c for kind in CONTROL_KINDS.values() if kind.planted == when for c in kind.plant(planting)
+    ]
 
 
 def recipe_controls(
-    seq: int, recipe: Recipe, example_index: int, examples: list[dict[str, str]], field: str
+    seq: int,
+    recipe: Recipe,
+    example_index: int,
+    examples: list[dict[str, str]],
+    field: str,
+    recipes: Iterable[Recipe] = (),
 ) -> list[Control]:
-    """The controls a candidate recipe gets before it has cases: a faithful edit of the
-    example its first case is written from (right answer: yes; pair recipes only)."""
-    example = examples[example_index]
-    case_id = f"{recipe.id}/case-0"
-    faithful = faithful_case(
-        recipe, case_id, example_index, example, example[field], faithful_edit(seq)
+    """The controls a candidate recipe gets before it has cases (the `recipe` kinds': the
+    faithful edit of the example its first case is written from, right answer yes)."""
+    return _plant("recipe", _planting(seq, recipe, example_index, examples, field, recipes))
+
+
+def family_controls(
+    recipe: Recipe,
+    first_case: Case,
+    recipes: Iterable[Recipe],
+    seq: int = 0,
+    examples: Iterable[dict[str, str]] = (),
+    field: str = "",
+) -> list[Control]:
+    """The controls a tested family gets from its first usable case (the `family` kinds':
+    a no-op copy and a decoy instruction, right answer no)."""
+    planting = _planting(
+        seq, recipe, first_case.example_index, examples, field, recipes, first_case
     )
-    return [] if faithful is None else [(case_control_id("faithful", case_id), *faithful)]
+    return _plant("family", planting)
 
 
-def family_controls(recipe: Recipe, first_case: Case, recipes: Iterable[Recipe]) -> list[Control]:
-    """The controls a tested family gets from its first usable case: a no-op copy and a
-    decoy instruction (right answer: no)."""
-    planned = [(case_control_id("noop", first_case.id), recipe, noop_case(recipe, first_case))]
-    decoyed = decoy(recipe, first_case, recipes)
-    if decoyed is not None:
-        planned.append((case_control_id("decoy", first_case.id), *decoyed))
-    return planned
+def rebuild(
+    subject_id: str,
+    recipes: list[Recipe],
+    cases: Mapping[str, Case],
+    examples: list[dict[str, str]],
+    scored_field: str,
+    first_example: Callable[[int], int],
+) -> tuple[Recipe, Case] | None:
+    """The recipe and case a realization control showed the panel, rebuilt by its kind (None
+    where it cannot be rebuilt exactly, or for a mirror: an alignment question).
+    `first_example(seq)` is the example the seq-th recipe's first case is written from."""
+    parsed = parse(subject_id)
+    found = owner(subject_id)
+    recipe = next(
+        (r for r in recipes if found is not None and r.id == found.rsplit("/", 1)[0]), None
+    )
+    if parsed is None or recipe is None or parsed[0].planted == "alignment":
+        return None
+    kind, shown = parsed
+    first_case = cases.get(shown) if kind.planted == "family" else None
+    if kind.planted == "family" and first_case is None:
+        return None
+    seq = recipes.index(recipe)
+    planting = _planting(
+        seq, recipe, first_example(seq), examples, scored_field, recipes, first_case
+    )
+    return next((tuple(c[1:]) for c in kind.plant(planting) if c[0] == subject_id), None)  # type: ignore[return-value]
 
 
-NEGATIVE_KINDS = ("mirror", "noop", "decoy")
-POSITIVE_KINDS = ("faithful",)
-# a realization control's kind -> its right decision
-CONTROL_RIGHT = {"noop": Decision.no, "decoy": Decision.no, "faithful": Decision.yes}
+def planted_per_recipe() -> int:
+    """How many realization controls a recipe gets at most (its `recipe` and `family` kinds':
+    the estimate counts their votes)."""
+    return sum(kind.planted != "alignment" for kind in CONTROL_KINDS.values())
+
+
+def kinds(*, negative: bool) -> tuple[str, ...]:
+    """The registered kinds whose right answer is no (`negative`) or yes."""
+    return tuple(name for name, kind in CONTROL_KINDS.items() if kind.negative is negative)
+
+
+def right_answer(subject_id: str) -> Decision | None:
+    """A control's right decision (None: not a control of a kind registered here)."""
+    parsed = parse(subject_id)
+    return None if parsed is None else parsed[0].right
 
 
 def tally(
@@ -244,26 +401,26 @@ def tally(
     """Per control kind: (items, wrong answers).
 
     A mirror pair is wrong when the panel accepted both the recipe and its mirror
-    (one of them must be wrong); a no-op or decoy case when it was accepted; a
-    faithful edit when it was not (an unresolved decision is not an acceptance).
+    (one of them must be wrong); a realization control when its decision is not its right
+    answer (an unresolved decision is not an acceptance, so it is wrong for a positive
+    control and right for a negative one).
     """
-    counts = {kind: [0, 0] for kind in (*NEGATIVE_KINDS, *POSITIVE_KINDS)}
-    for subject_id, decision in alignment.items():
-        if is_control(subject_id) and control_kind(subject_id) == "mirror":
-            original = alignment.get(subject_id.split(":", 2)[2])
-            counts["mirror"][0] += 1
-            counts["mirror"][1] += (
-                decision.decision is Decision.yes
-                and original is not None
-                and original.decision is Decision.yes
-            )
-    for subject_id, decision in realization.items():
-        kind = control_kind(subject_id) if is_control(subject_id) else None
-        if kind in counts:
+    counts = {name: [0, 0] for name in CONTROL_KINDS}
+    for mapping in (alignment, realization):
+        for subject_id, decision in mapping.items():
+            parsed = parse(subject_id)
+            if parsed is None or (parsed[0].question is Question.alignment) != (
+                mapping is alignment
+            ):
+                continue
+            kind, shown = parsed
             accepted = decision.decision is Decision.yes
-            counts[kind][0] += 1
-            counts[kind][1] += accepted if kind in NEGATIVE_KINDS else not accepted
-    return {kind: (items, wrong) for kind, (items, wrong) in counts.items()}
+            if kind.planted == "alignment":  # wrong only beside an accepted recipe
+                original = alignment.get(shown)
+                accepted = accepted and original is not None and original.decision is Decision.yes
+            counts[kind.name][0] += 1
+            counts[kind.name][1] += accepted if kind.negative else not accepted
+    return {name: (items, wrong) for name, (items, wrong) in counts.items()}
 
 
 def order_checks(*decisions: Mapping[str, PanelDecision]) -> tuple[int, int]:
@@ -278,3 +435,69 @@ def order_checks(*decisions: Mapping[str, PanelDecision]) -> tuple[int, int]:
     ]
     answered = [check for check in checks if check is not None]
     return len(answered), answered.count(False)
+
+
+# ----------------------------------------------------------------- sane's own kinds
+
+
+def _faithful(planting: Planting) -> tuple[Recipe, Case] | None:
+    example = planting.examples[planting.example_index]
+    return faithful_case(
+        planting.recipe,
+        f"{planting.recipe.id}/case-0",
+        planting.example_index,
+        example,
+        example[planting.scored_field],
+        faithful_edit(planting.seq),
+    )
+
+
+def _noop(planting: Planting) -> tuple[Recipe, Case] | None:
+    assert planting.first_case is not None
+    return planting.recipe, noop_case(planting.recipe, planting.first_case)
+
+
+def _decoy(planting: Planting) -> tuple[Recipe, Case] | None:
+    assert planting.first_case is not None
+    return decoy(planting.recipe, planting.first_case, planting.recipes)
+
+
+MIRROR = register_control_kind(
+    ControlKind(
+        name="mirror",
+        question=Question.alignment,
+        right=Decision.no,
+        planted="alignment",
+        summary="the recipe with its relation's direction flipped (wrong when both are accepted)",
+    )
+)
+NOOP = register_control_kind(
+    ControlKind(
+        name="noop",
+        question=Question.realization,
+        right=Decision.no,
+        planted="family",
+        summary="a real case whose variants are all the original text",
+        build=_noop,
+    )
+)
+DECOY = register_control_kind(
+    ControlKind(
+        name="decoy",
+        question=Question.realization,
+        right=Decision.no,
+        planted="family",
+        summary="a real case asked whether it realizes another recipe's instruction",
+        build=_decoy,
+    )
+)
+FAITHFUL = register_control_kind(
+    ControlKind(
+        name="faithful",
+        question=Question.realization,
+        right=Decision.yes,
+        planted="recipe",
+        summary="an example edited by code exactly as a plain instruction says",
+        build=_faithful,
+    )
+)

@@ -18,7 +18,6 @@ from statistics import fmean
 from sane.llm import SUITE_CAP
 from sane.manipulations.record import ROBUSTNESS, SearchResult
 from sane.panel import controls
-from sane.panel.controls import CONTROL_RIGHT
 from sane.qualification.record import QualificationStatus
 from sane.records import (
     CallRecord,
@@ -175,8 +174,8 @@ def _controls(snapshot: SuiteSnapshot) -> Controls | None:
     def total(kinds: tuple[str, ...]) -> tuple[int, int]:
         return (sum(by_kind[k][0] for k in kinds), sum(by_kind[k][1] for k in kinds))
 
-    false_accept = _rate(*total(controls.NEGATIVE_KINDS))
-    false_reject = _rate(*total(controls.POSITIVE_KINDS))
+    false_accept = _rate(*total(controls.kinds(negative=True)))
+    false_reject = _rate(*total(controls.kinds(negative=False)))
     limits = (
         (false_accept, controls.MAX_FALSE_ACCEPT, "it accepted {} of {} known-wrong items"),
         (false_reject, controls.MAX_FALSE_REJECT, "it rejected {} of {} known-right items"),
@@ -488,9 +487,7 @@ def _review(snapshot: SuiteSnapshot, validity: _Validity) -> ReviewSummary | Non
         questions=len(real),
         decided_by_person=sum(d.by_human for d in real),
         controls_answered=len(planted),
-        controls_right=sum(
-            d.decision is CONTROL_RIGHT[controls.control_kind(d.subject_id)] for d in planted
-        ),
+        controls_right=sum(d.decision is controls.right_answer(d.subject_id) for d in planted),
     )
 
 

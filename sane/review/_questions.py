@@ -110,33 +110,6 @@ def _question(
     )
 
 
-def _control(
-    subject_id: str, snapshot: SuiteSnapshot, recipes: dict[str, Recipe], cases: dict[str, Case]
-) -> tuple[Recipe, Case] | None:
-    """The recipe and case a realization control showed the panel, rebuilt by the code that
-    planted it (None where it cannot be rebuilt exactly: it is then not asked)."""
-    kind = controls.control_kind(subject_id)
-    case_id = subject_id.split(":", 2)[2]
-    recipe = recipes.get(case_id.rsplit("/", 1)[0])
-    if recipe is None:
-        return None
-    if kind == "faithful":  # written from an example, whether the recipe has cases or not
-        seq = snapshot.recipes.index(recipe)
-        example = example_for(seq, 0, len(snapshot.examples))
-        planned = controls.recipe_controls(
-            seq, recipe, example, snapshot.examples, snapshot.spec.scored_field
-        )
-        return next((tuple(p[1:]) for p in planned if p[0] == subject_id), None)  # type: ignore[return-value]
-    case = cases.get(case_id)
-    if case is None:
-        return None
-    if kind == "noop":
-        return recipe, controls.noop_case(recipe, case)
-    if kind == "decoy":
-        return controls.decoy(recipe, case, snapshot.recipes)
-    return None
-
-
 def review_questions(
     snapshot: SuiteSnapshot, answers: dict[str, str] | None = None
 ) -> list[ReviewQuestion]:
@@ -149,17 +122,19 @@ def review_questions(
     scored = snapshot.spec.scored_field
     planted: dict[str, list[str]] = {}  # recipe or case id -> its control subjects
     for subject in snapshot.realization:
-        if controls.is_control(subject):
-            shown = subject.split(":", 2)[2]
-            owner = (
-                shown.rsplit("/", 1)[0] if controls.control_kind(subject) == "faithful" else shown
-            )
+        owner = controls.owner(subject)
+        if owner is not None:
             planted.setdefault(owner, []).append(subject)
     asked: list[ReviewQuestion] = []
 
+    def first_example(seq: int) -> int:
+        return example_for(seq, 0, len(snapshot.examples))
+
     def add_controls(owner: str) -> None:
         for subject in sorted(planted.get(owner, [])):
-            rebuilt = _control(subject, snapshot, recipes, cases)
+            rebuilt = controls.rebuild(
+                subject, snapshot.recipes, cases, snapshot.examples, scored, first_example
+            )
             if rebuilt is not None:
                 recipe, case = rebuilt
                 asked.append(_question(subject, Question.realization, recipe, case, scored))

@@ -1,0 +1,80 @@
+"""Planted controls as kinds (sane.panel.controls): each kind says its question, its right
+answer, when it is planted and how its item is built; the panel, the review page, the
+estimate and the reports read the same objects."""
+
+from __future__ import annotations
+
+from sane.panel import controls
+from sane.records import Case, Decision, PanelDecision, Question, Recipe
+
+RECIPES = [
+    Recipe(id=f"rec-1-{i}", capability_id="cap-1", requirement="monotonicity", name=f"r{i}",
+           instruction=instruction, variant_roles=["original", "perturbed"],
+           relation={"kind": "decrease"}, rationale="")
+    for i, instruction in ((1, "Add one unsupported claim."), (2, "Delete the last sentence."))
+]  # fmt: skip
+EXAMPLES = [{"source": "s", "summary": "One two. Three four."}]
+CASE = Case(id="rec-1-1/case-0", recipe_id="rec-1-1", index=0, example_index=0,
+            example=EXAMPLES[0], variants={"original": "One two.", "perturbed": "One two. X."})  # fmt: skip
+
+
+def _decided(subject: str, decision: Decision, question: Question) -> PanelDecision:
+    return PanelDecision(subject_id=subject, question=question, decision=decision, votes=[])
+
+
+def test_sanes_kinds_and_their_right_answers() -> None:
+    kinds = controls.CONTROL_KINDS
+    assert list(kinds) == ["mirror", "noop", "decoy", "faithful"]
+    assert controls.kinds(negative=True) == ("mirror", "noop", "decoy")
+    assert controls.kinds(negative=False) == ("faithful",)
+    assert kinds["mirror"].question is Question.alignment
+    assert controls.planted_per_recipe() == 3  # the estimate's realization controls
+
+
+def test_a_subject_id_is_written_and_read_in_one_place() -> None:
+    subject = controls.subject_of(controls.CONTROL_KINDS["decoy"], CASE.id)
+    assert subject == "control:decoy:rec-1-1/case-0"
+    kind, shown = controls.parse(subject)
+    assert kind.name == "decoy" and shown == CASE.id
+    assert controls.owner(subject) == CASE.id
+    assert controls.owner("control:faithful:rec-1-1/case-0") == "rec-1-1"
+    assert controls.owner(controls.mirror_id("rec-1-1")) == "rec-1-1"
+    assert controls.parse("rec-1-1") is None and controls.parse("control:gone:x") is None
+    assert controls.right_answer(subject) is Decision.no
+
+
+def test_the_planted_controls_are_rebuilt_exactly_for_the_review_page() -> None:
+    planted = controls.recipe_controls(0, RECIPES[0], 0, EXAMPLES, "summary", RECIPES)
+    planted += controls.family_controls(RECIPES[0], CASE, RECIPES, 0, EXAMPLES, "summary")
+    assert [subject for subject, _, _ in planted] == [
+        "control:faithful:rec-1-1/case-0",
+        "control:noop:rec-1-1/case-0",
+        "control:decoy:rec-1-1/case-0",
+    ]
+    cases = {CASE.id: CASE}
+    for subject, recipe, case in planted:
+        rebuilt = controls.rebuild(subject, RECIPES, cases, EXAMPLES, "summary", lambda seq: 0)
+        assert rebuilt == (recipe, case)
+    assert controls.rebuild(controls.mirror_id("rec-1-1"), RECIPES, cases, EXAMPLES, "summary",
+                            lambda seq: 0) is None  # fmt: skip
+
+
+def test_the_tally_counts_each_kind_against_its_right_answer() -> None:
+    alignment = {
+        "rec-1-1": _decided("rec-1-1", Decision.yes, Question.alignment),
+        controls.mirror_id("rec-1-1"): _decided("m", Decision.yes, Question.alignment),
+        "rec-1-2": _decided("rec-1-2", Decision.no, Question.alignment),
+        controls.mirror_id("rec-1-2"): _decided("m", Decision.yes, Question.alignment),
+    }
+    realization = {
+        "control:noop:rec-1-1/case-0": _decided("n", Decision.yes, Question.realization),
+        "control:decoy:rec-1-1/case-0": _decided("d", Decision.unresolved, Question.realization),
+        "control:faithful:rec-1-1/case-0": _decided("f", Decision.unresolved, Question.realization),
+        "rec-1-1/case-0": _decided("c", Decision.yes, Question.realization),
+    }
+    assert controls.tally(alignment, realization) == {
+        "mirror": (2, 1),  # wrong only beside an accepted recipe
+        "noop": (1, 1),
+        "decoy": (1, 0),  # unresolved is not an acceptance
+        "faithful": (1, 1),  # ...so a known-right item left unresolved is wrong
+    }
