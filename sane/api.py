@@ -169,13 +169,19 @@ def _qualify_oracles(
     calls are cached but kept out of the suite's call log (they are not the suite's panel)."""
     from sane.llm import LLMClient, LLMSettings
     from sane.qualification.qualify import qualify as run_qualification
+    from sane.qualification.recorded import recorded_qualification
     from sane.qualification.tracking import CallProgress, expected_calls, qualification_config
 
     done = {q.model for q in store.qualifications()}
     todo = [model for model in dict.fromkeys(config.oracle_models) if model not in done]
+    config = qualification_config(config)  # one seed: every suite replays the same calls
+    for model in list(todo):
+        recorded = recorded_qualification(model, config)  # an embedded model's known verdict
+        if recorded is not None:
+            store.put_qualification(recorded)
+            todo.remove(model)
     if not todo:
         return
-    config = qualification_config(config)  # one seed: every suite replays the same calls
     counted = CallProgress(progress)
     client = LLMClient(llm or LLMSettings(), on_call=counted)
     try:
@@ -195,16 +201,25 @@ def qualify(
     config: RunConfig | None = None,
     llm: LLMSettings | None = None,
     progress: Progress | None = None,
+    recorded: bool = True,
 ) -> Qualification:
     """An oracle model's skill on exact ground truth, and the panels it qualifies for
     (sane.qualification.qualify). Its calls are cached like any other, so asking again
     replays them; `config` gives the panel's sampling (temperature, seed, rationale);
-    `progress` is told of every call as it finishes."""
+    `progress` is told of every call as it finishes. `recorded`: an embedded model's recorded
+    quick verdict is returned, labelled, when its model file and the questions still match
+    (sane.qualification.recorded); False asks the model."""
     from sane.llm import LLMClient, LLMSettings, check_model
     from sane.qualification.qualify import qualify as run_qualification
+    from sane.qualification.recorded import recorded_qualification
     from sane.qualification.tracking import QUALIFY_SEED, CallProgress, expected_calls
 
     check_model(oracle_model, "--oracle-model")
+    if recorded and quick:
+        asked = config or RunConfig(model=oracle_model, oracle_models=[oracle_model])
+        known = recorded_qualification(oracle_model, asked)
+        if known is not None:
+            return known
     counted = CallProgress(progress)
     client = LLMClient(llm or LLMSettings(), on_call=counted)
     seed = config.seed if config is not None else QUALIFY_SEED

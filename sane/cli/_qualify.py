@@ -34,6 +34,13 @@ def qualify(
         bool, typer.Option(help="131 calls (the size `sane generate` runs) instead of ~670.")
     ] = False,
     seed: Annotated[int, typer.Option(help="Sampling seed (and the quick run's sample).")] = 0,
+    recorded: Annotated[
+        bool,
+        typer.Option(
+            help="An embedded model's recorded quick verdict, when its model file and the "
+            "questions still match, instead of minutes of calls; --no-recorded asks it."
+        ),
+    ] = True,
     format: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
     out_file: Annotated[Path | None, typer.Option("--out", help="Write here, not stdout.")] = None,
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
@@ -54,7 +61,14 @@ def qualify(
             for model in oracle_model:
                 config = run_config(model=model, oracle_models=[model], seed=seed)
                 found.append(
-                    api.qualify(model, quick=quick, config=config, llm=llm, progress=progress)
+                    api.qualify(
+                        model,
+                        quick=quick,
+                        config=config,
+                        llm=llm,
+                        progress=progress,
+                        recorded=recorded,
+                    )
                 )
     if format == "md":
         text = "\n\n".join(render(q) for q in found)

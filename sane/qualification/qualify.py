@@ -223,6 +223,29 @@ def reference_spec(criterion: str) -> ScorerSpec:
     return load_spec(REFERENCES[criterion].spec)[0]
 
 
+Prompt = list[dict[str, str]]
+
+
+def item_prompts(item: Item) -> tuple[Prompt, Prompt | None]:
+    """An item's prompt as the panel renders it, and its contrast (the texts' roles
+    exchanged) for a direction question."""
+    context = {
+        "spec": reference_spec(item.criterion),
+        "recipe": item.recipe,
+        "relation_json": item.recipe.relation.model_dump_json(),
+        **({"case": item.case} if item.case is not None else {}),
+    }
+    prompt = messages(item.template, **context)
+    if not item.direction:
+        return prompt, None
+    return prompt, messages(item.template, swap=True, **context)
+
+
+def asked_prompts(model: str, *, quick: bool, seed: int = 0) -> list[tuple[Prompt, Prompt | None]]:
+    """Every prompt the qualification asks `model` (sane.qualification.recorded hashes them)."""
+    return [item_prompts(item) for item in questions(model, quick=quick, seed=seed)]
+
+
 async def _decide(client: LLMClient, config: RunConfig, item: Item) -> PanelDecision:
     """The panel's decision on one item, asked exactly as a suite's panel asks (one vote)."""
     panel = OraclePanel(
@@ -233,16 +256,9 @@ async def _decide(client: LLMClient, config: RunConfig, item: Item) -> PanelDeci
         seed=config.seed,
         rationale=config.vote_rationale,
     )
-    context = {
-        "spec": reference_spec(item.criterion),
-        "recipe": item.recipe,
-        "relation_json": item.recipe.relation.model_dump_json(),
-        **({"case": item.case} if item.case is not None else {}),
-    }
-    prompt = messages(item.template, **context)
-    if not item.direction:
+    prompt, contrast = item_prompts(item)
+    if contrast is None:
         return await panel.decide(item.subject, Question.alignment, prompt)
-    contrast = messages(item.template, swap=True, **context)
     question = Question.alignment if item.case is None else Question.applicability
     ballot = DirectionBallot(frozenset({"lower"}))  # the answers are read, not the decision
     return await panel.decide(item.subject, question, prompt, ballot, contrast=contrast)
@@ -368,6 +384,11 @@ def render(qualification: Qualification) -> str:
     head = "## Oracle qualification"
     if q.simulated:
         head += " (SIMULATED oracle: these figures measure the method, not a model)"
+    if q.recorded is not None:
+        head += (
+            f" (RECORDED on {q.recorded} for this model file and these questions; not asked "
+            "again: sane qualify --no-recorded asks it)"
+        )
     run = "quick" if q.quick else "full"
     needed = ", ".join(
         f"{panel} {'none' if need is None else f'{need:g}'}" for panel, need in q.thresholds.items()

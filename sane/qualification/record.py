@@ -56,10 +56,14 @@ class Qualification(Record):
     qualifies: dict[str, bool] = Field(default_factory=dict)
     errors: list[str] = Field(default_factory=list)  # the first few, for the reader
     misses: list[Miss] = Field(default_factory=list)  # every wrong answer, in asking order
+    # set when this is a recorded result (sane.qualification.recorded): the date it was measured
+    recorded: str | None = None
 
     def verdict(self, panel: str) -> str:
         """One line: whether the model qualifies for `panel`, and why."""
         kind = "simulated oracle" if self.simulated else "oracle"
+        if self.recorded is not None:
+            kind = f"{kind} (RECORDED result of {self.recorded}, not asked again)"
         threshold = self.thresholds.get(panel)
         if self.qualifies.get(panel):
             return f"{kind} {self.model} qualifies for panel {panel} (accuracy {self.accuracy})"
