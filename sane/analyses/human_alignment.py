@@ -29,7 +29,7 @@ from sane.records import ScorerSpec
 from sane.scorers.base import Target
 from sane.scorers.execute import normalise, score_variants
 from sane.scorers.suite_targets import NOT_RUN, CodeTrust
-from sane.stats import LabelAgreement, label_agreement
+from sane.stats import LabelAgreement, label_agreement, rogan_gladen
 from sane.suites.store import SuiteStore
 
 BINARY_WORDS = {"1": 1.0, "0": 0.0, "true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0}
@@ -183,6 +183,20 @@ async def _score_chunk(
     return results
 
 
+async def _score_all(
+    target: Target, records: list[Mapping[str, str]], spec: ScorerSpec, timeout_s: float
+) -> list[float | str]:
+    """Every record's normalised score, or its error message, in batches."""
+    results: list[float | str] = []
+    for start in range(0, len(records), BATCH):
+        chunk = [dict(r) for r in records[start : start + BATCH]]
+        try:
+            results += await _score_chunk(target, chunk, spec, timeout_s)
+        except (ScorerError, LLMError) as exc:
+            results.append(str(exc))
+    return results
+
+
 async def score_labelled(
     targets: Mapping[str, Target],
     data: LabelledSet,
@@ -192,8 +206,17 @@ async def score_labelled(
     invert_labels: bool = False,
     n_resamples: int = 1000,
     seed: int = 0,
+    threshold: float = 0.5,
+    bar: float | None = None,
+    examples: Sequence[Mapping[str, str]] = (),
 ) -> HumanBenchmark:
     """Score every record with every target and reduce to agreement with the labels.
+
+    With binary labels each target's verdicts (normalised score >= ``threshold``) are also
+    compared with the labels (kappa, TPR/TNR, certification at ``bar``), and where
+    ``examples`` are given (the suite's own, unlabelled) the share of them the target calls
+    positive is corrected for its error rates (Rogan-Gladen): the prevalence its verdicts
+    estimate on the data it is meant for.
 
     Scores are normalised in the spec's direction; ``invert_labels`` flips the labels'
     direction when they run opposite to the spec's scores (e.g. "is toxic" labels for a
@@ -209,13 +232,7 @@ async def score_labelled(
         records=len(data.records),
     )
     for name, target in targets.items():
-        results: list[float | str] = []
-        for start in range(0, len(data.records), BATCH):
-            chunk = data.records[start : start + BATCH]
-            try:
-                results += await _score_chunk(target, chunk, spec, timeout_s)
-            except (ScorerError, LLMError) as exc:
-                results.append(str(exc))
+        results = await _score_all(target, data.records, spec, timeout_s)
         kept = [i for i, value in enumerate(results) if isinstance(value, float)]
         failed = [value for value in results if isinstance(value, str)]
         benchmark.errors[name] = len(failed)
@@ -227,7 +244,19 @@ async def score_labelled(
             binary=data.binary,
             n_resamples=n_resamples,
             seed=seed,
+            threshold=threshold,
+            bar=bar,
         )
+        if agreement.verdicts is not None and examples:
+            verdicts = [
+                v >= threshold
+                for v in await _score_all(target, list(examples), spec, timeout_s)
+                if isinstance(v, float)
+            ]
+            if verdicts:
+                agreement.verdicts.prevalence = rogan_gladen(
+                    sum(verdicts), len(verdicts), agreement.verdicts.tpr, agreement.verdicts.tnr
+                )
         benchmark.agreement[name] = agreement
         if agreement.value is not None:
             benchmark.values[name] = agreement.value
@@ -248,16 +277,22 @@ def human_benchmark(
     llm: LLMSettings | None = None,
     seed: int = 0,
     trust_suite_code: bool = False,
+    threshold: float = 0.5,
+    bar: float | None = None,
 ) -> HumanBenchmark:
     """The suite's executed targets (or the named ones) scored on a labelled data set.
 
     The LLM calls of judge targets go through the cache but are not recorded in the suite
-    (they are not part of its execution). A python target stored in the suite runs only with
+    (they are not part of its execution). With binary labels, ``threshold`` makes verdicts of
+    the normalised scores, ``bar`` certifies them, and the suite's examples give the
+    prevalence their verdicts estimate (:func:`score_labelled`). A python target stored in
+    the suite runs only with
     ``trust_suite_code`` (and its module file as recorded); without it, it is refused by name.
     """
     store = SuiteStore(suite, readonly=True)  # read only: labelled data is scored, not stored
     try:
         spec = store.spec()
+        examples = store.examples()
         labelled = load_labelled(
             data,
             spec,
@@ -285,7 +320,15 @@ def human_benchmark(
     async def scored() -> HumanBenchmark:
         try:
             return await score_labelled(
-                chosen, labelled, spec, timeout_s=timeout_s, invert_labels=invert_labels, seed=seed
+                chosen,
+                labelled,
+                spec,
+                timeout_s=timeout_s,
+                invert_labels=invert_labels,
+                seed=seed,
+                threshold=threshold,
+                bar=bar,
+                examples=examples,
             )
         finally:
             await client.aclose()  # this loop's connections, before the loop ends

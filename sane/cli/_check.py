@@ -12,6 +12,7 @@ import typer
 from sane.cli._common import (
     EXIT_GATE_FAILED,
     EXIT_NOTHING_MEASURED,
+    TrustSuiteCode,
     app,
     errors_to_exit_codes,
     fail,
@@ -20,7 +21,7 @@ from sane.errors import InputError
 from sane.output_files import write_text_atomic
 
 if TYPE_CHECKING:
-    from sane.reporting import GateFileSpec
+    from sane.reporting import GateFileSpec, Report
 
 
 def _requirement_limits(values: list[str]) -> dict[str, int]:
@@ -79,6 +80,37 @@ def _gate_file(config: Path | None) -> GateFileSpec | None:
     return load_record_file(config, GateFileSpec, "gate file") if config is not None else None
 
 
+def _human_report(
+    suite: Path,
+    data: Path,
+    label_field: str | None,
+    binary: bool,
+    field: list[str] | None,
+    threshold: float,
+    trust_suite_code: bool,
+    bar: float | None,
+) -> Report:
+    """The report with the targets' agreement with labelled data, as `sane rank` builds it."""
+    from sane.cli._report import _parse_fields, _rank_report
+
+    return _rank_report(
+        suite,
+        human=None,
+        human_data=data,
+        label_field=label_field,
+        binary=binary,
+        fields=_parse_fields(field),
+        limit=None,
+        invert_labels=False,
+        targets=None,
+        timeout=60.0,
+        llm=None,
+        trust_suite_code=trust_suite_code,
+        verdict_threshold=threshold,
+        certify_at=bar,
+    )
+
+
 @app.command()
 def check(
     suite: Annotated[Path, typer.Argument(help="Suite file.")],
@@ -122,6 +154,33 @@ def check(
             help="Least pass rate (0-1) of every target, or of TARGET; repeatable.",
         ),
     ] = None,
+    min_certification: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            metavar="BAR",
+            help="Least Wilson lower bound of each target's TPR and TNR against binary human "
+            "labels (needs --human-data, --label-field and --binary; sane rank --certify-at).",
+        ),
+    ] = None,
+    human_data: Annotated[
+        Path | None,
+        typer.Option(help="Labelled data for --min-certification (as sane rank reads it)."),
+    ] = None,
+    label_field: Annotated[
+        str | None, typer.Option(help="Label field of --human-data (dotted paths work).")
+    ] = None,
+    binary: Annotated[bool, typer.Option(help="The labels of --human-data are 0/1.")] = False,
+    field: Annotated[
+        list[str] | None,
+        typer.Option(metavar="SPEC_FIELD=COLUMN", help="SPEC_FIELD=DATA_COLUMN; repeat."),
+    ] = None,
+    verdict_threshold: Annotated[
+        float,
+        typer.Option(min=0.0, max=1.0, help="A normalised score at least this is positive."),
+    ] = 0.5,
+    trust_suite_code: TrustSuiteCode = False,
     target: Annotated[
         list[str] | None,
         typer.Option(metavar="NAME", help="Check only these targets; default all."),
@@ -156,6 +215,7 @@ def check(
             "max_control_false_accept": max_control_false_accept,
             "require_qualified_oracle": require_qualified_oracle or None,
             "max_inflation": max_inflation,
+            "min_certification": min_certification,
             "min_pass_rate": every,
             "min_pass_rate_per_target": per_target,
         }
@@ -172,9 +232,23 @@ def check(
                 "--max-faults",
                 "give at least one limit (--max-faults, --max-faults-per-requirement, "
                 "--max-errors, --min-pass-rate, --max-control-false-accept, "
-                "--require-qualified-oracle, --max-inflation, or a --config file of them)",
+                "--require-qualified-oracle, --max-inflation, --min-certification, or a "
+                "--config file of them)",
             )
-        report = api.report(suite)
+        report = (
+            _human_report(
+                suite,
+                human_data,
+                label_field,
+                binary,
+                field,
+                verdict_threshold,
+                trust_suite_code,
+                limits.min_certification,
+            )
+            if human_data is not None
+            else api.report(suite)
+        )
         result = evaluate(report, limits, target)
         if junit is not None:
             write_text_atomic(junit, junit_xml(report, result), "--junit")

@@ -34,7 +34,7 @@ from sane.reporting.formatting import rank as rank_label
 
 if TYPE_CHECKING:
     from sane.reporting import GroupSummary, HumanAlignment, RankingEntry, Report
-    from sane.stats import PairedComparison
+    from sane.stats import PairedComparison, Prevalence, Rate
 
 FORMATS = ("summary", "json", "md", "html")
 
@@ -243,6 +243,25 @@ def rank(
         typer.Option(metavar="NAME", help="Targets for --human-data; default: those executed."),
     ] = None,
     timeout: Annotated[float, typer.Option(help="Seconds per scorer call.")] = 60.0,
+    verdict_threshold: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="With --binary: a normalised score at least this is a positive verdict "
+            "(kappa, TPR/TNR, the corrected prevalence).",
+        ),
+    ] = 0.5,
+    certify_at: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            metavar="BAR",
+            help="With --binary: a target is 'certified at BAR' when the Wilson lower bounds "
+            "of its TPR and TNR both reach BAR (sane check --min-certification gates on it).",
+        ),
+    ] = None,
     llm: LLMSettings | None = None,  # from the LLM options (sane.cli._llm_options)
     compare: Annotated[
         tuple[str, str] | None,
@@ -263,7 +282,9 @@ def rank(
 
     The human side is --human (target,score CSV) or --human-data with --label-field: each
     target is run on the labelled records and its Spearman rho with the labels (AUROC with
-    --binary) becomes its human benchmark value.
+    --binary) becomes its human benchmark value; graded labels add Kendall's tau, binary
+    ones the verdicts' kappa, TPR and TNR with Wilson lower bounds, the certification at
+    --certify-at and the Rogan-Gladen corrected prevalence on the suite's examples.
     """
     with errors_to_exit_codes():
         result = _rank_report(
@@ -279,6 +300,8 @@ def rank(
             timeout=timeout,
             llm=llm,
             trust_suite_code=trust_suite_code,
+            verdict_threshold=verdict_threshold,
+            certify_at=certify_at,
         )
         pair = find_comparison(result, *compare) if compare else None
     if as_json:
@@ -330,9 +353,12 @@ def _rank_report(
     invert_labels: bool,
     targets: list[str] | None,
     timeout: float,
-    llm: LLMSettings,
+    llm: LLMSettings | None,
     trust_suite_code: bool,
+    verdict_threshold: float = 0.5,
+    certify_at: float | None = None,
 ) -> Report:
+    """The suite's report, against --human or the benchmark computed from --human-data."""
     from sane import api
     from sane.analyses.human_alignment import human_benchmark
     from sane.reporting import build_report
@@ -356,6 +382,8 @@ def _rank_report(
         timeout_s=timeout,
         llm=llm,
         trust_suite_code=trust_suite_code,
+        threshold=verdict_threshold,
+        bar=certify_at,
     )
     for name, count in benchmark.errors.items():
         if count:
@@ -486,6 +514,53 @@ def find_comparison(report: Report, a: str, b: str) -> PairedComparison:
     raise InputError(None, "--compare", f"{', '.join(judged) or a} has no judged case")
 
 
+def _rate_cell(rate: Rate) -> str:
+    """``0.850 (17/20) >= 0.640``: the rate, its counts and its Wilson lower bound."""
+    if rate.value is None:
+        return "-"
+    return f"{rate.value:.3f} ({rate.hits}/{rate.n}) >= {_fmt(rate.lower)}"
+
+
+def _prevalence_cell(prevalence: Prevalence | None) -> str:
+    if prevalence is None:
+        return "-"
+    if prevalence.corrected is None:
+        return f"{prevalence.apparent:.3f} -> {prevalence.note}"
+    return f"{prevalence.apparent:.3f} -> {prevalence.corrected:.3f} {_fmt_ci(prevalence.ci)}"
+
+
+def _verdict_table(alignment: HumanAlignment) -> Table | None:
+    """Binary labels: each target's verdicts against them, and its certification line."""
+    rows = {n: a.verdicts for n, a in sorted(alignment.per_target.items()) if a.verdicts}
+    if not rows:
+        return None
+    threshold = next(iter(rows.values())).threshold
+    table = Table(title=f"Verdicts (normalised score >= {threshold:g}) against the labels")
+    for column in (
+        "target",
+        "Cohen's kappa",
+        "TPR (hits/n) >= Wilson lower bound",
+        "TNR (hits/n) >= Wilson lower bound",
+        "prevalence on the suite's examples -> Rogan-Gladen [95% CI]",
+        "certification",
+    ):
+        table.add_column(column)
+    for name, verdicts in rows.items():
+        table.add_row(
+            name,
+            _fmt(verdicts.kappa),
+            _rate_cell(verdicts.tpr),
+            _rate_cell(verdicts.tnr),
+            _prevalence_cell(verdicts.prevalence),
+            verdicts.certification() or "-",
+        )
+    table.caption = (
+        "positive = label 1; certified at BAR when both Wilson 95% lower bounds reach it "
+        "(--certify-at); the prevalence is corrected for the target's TPR and TNR"
+    )
+    return table
+
+
 def _robustness_cell(line: GroupSummary | None) -> str:
     if line is None or line.pass_rate is None:
         return "error" if line is not None and line.errors else "-"
@@ -521,7 +596,9 @@ def _alignment_tables(alignment: HumanAlignment) -> list[Table]:
     tables = [table]
     if alignment.per_target:
         per = Table(title="Human benchmark per target (agreement with the labels)")
-        for column in ("target", "measure", "value", "bootstrap 95% CI", "records", "note"):
+        graded = any(a.measure == "spearman" for a in alignment.per_target.values())
+        columns = ["target", "measure", "value", "bootstrap 95% CI"]
+        for column in columns + ["Kendall tau-b"] * graded + ["records", "note"]:
             per.add_column(column)
         for name, agreement in sorted(alignment.per_target.items()):
             per.add_row(
@@ -529,10 +606,14 @@ def _alignment_tables(alignment: HumanAlignment) -> list[Table]:
                 agreement.measure,
                 _fmt(agreement.value),
                 _fmt_ci(agreement.ci),
+                *[_fmt(agreement.kendall)] * graded,
                 str(agreement.n),
                 agreement.note or "",
             )
         tables.append(per)
+        verdicts = _verdict_table(alignment)
+        if verdicts is not None:
+            tables.append(verdicts)
     elif alignment.human:
         per = Table(title="Human benchmark per target")
         per.add_column("target")

@@ -50,10 +50,13 @@ class Limits(BaseModel):
     min_pass_rate_per_target: dict[str, float] = Field(default_factory=dict)
     # the most a target's strongest confirmed score inflation may be (0-1; no oracle)
     max_inflation: float | None = Field(default=None, ge=0.0, le=1.0)
+    # the least Wilson lower bound of TPR and TNR against human labels (sane rank --certify-at)
+    min_certification: float | None = Field(default=None, ge=0.0, le=1.0)
 
     def any(self) -> bool:
         return (
             self.per_target()
+            or self.min_certification is not None
             or self.max_control_false_accept is not None
             or self.require_qualified_oracle
             or self.max_inflation is not None
@@ -176,6 +179,37 @@ def _inflation_checks(
     return checks
 
 
+def _certification_checks(
+    report: Report, bar: float, targets: list[str] | None, problems: list[str]
+) -> list[Check]:
+    """Each target's certification against human labels: the smaller Wilson lower bound of
+    its TPR and TNR must reach the bar; a report without binary labels is a problem."""
+    alignment = report.human_alignment
+    measured = {
+        name: a.verdicts
+        for name, a in (alignment.per_target if alignment else {}).items()
+        if a.verdicts is not None
+    }
+    if not measured:
+        problems.append("no binary human labels to certify against (--human-data with --binary)")
+        return []
+    checks = []
+    for name in list(targets) if targets else sorted(measured):
+        verdicts = measured.get(name)
+        lows = [] if verdicts is None else [verdicts.tpr.lower, verdicts.tnr.lower]
+        value = None if not lows or None in lows else min(lows)  # type: ignore[type-var]
+        checks.append(
+            Check(
+                target=name,
+                measure="human certification (least Wilson lower bound of TPR, TNR)",
+                value=value,
+                limit=bar,
+                bound="min",
+            )
+        )
+    return checks
+
+
 def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -> GateResult:
     """Check every executed target (or the named ones) against the limits; a TARGET=R pass-rate
     floor checks its own target whatever the others.
@@ -221,6 +255,8 @@ def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -
         )
     if limits.max_inflation is not None:
         checks += _inflation_checks(report, limits.max_inflation, targets, problems)
+    if limits.min_certification is not None:
+        checks += _certification_checks(report, limits.min_certification, targets, problems)
     if limits.require_qualified_oracle:
         status = report.validity.qualification
         checks.append(

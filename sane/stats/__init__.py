@@ -19,6 +19,8 @@ Sources (formulas in each module's docstring and in docs/statistics.md):
   section 3 (:mod:`._paired`);
 - pairwise ordering accuracy and inverted class pairs: CAP paper, section 6.2
   (:mod:`._ordering`);
+- a judge's verdicts against binary labels: Cohen's kappa, TPR/TNR with Wilson lower bounds,
+  certification at a bar, the Rogan-Gladen corrected prevalence (:mod:`._verdicts`);
 - paired comparison of two targets (McNemar exact, paired difference), Holm-adjusted,
   and the ranks built on it: standard methods, not from the seeds (:mod:`._comparison`).
 """
@@ -68,6 +70,15 @@ from sane.stats._variability import (
     repeat_run_variability,
     spread,
 )
+from sane.stats._verdicts import (
+    Prevalence,
+    Rate,
+    VerdictAgreement,
+    cohen_kappa,
+    rogan_gladen,
+    verdict_agreement,
+    wilson_rate,
+)
 
 __all__ = [
     "MIN_CORRELATION_TARGETS",
@@ -78,18 +89,22 @@ __all__ = [
     "OrderingStats",
     "PairedComparison",
     "PairedTest",
+    "Prevalence",
     "ProfileDistance",
     "RankCorrelation",
+    "Rate",
     "RequirementProfile",
     "RunVariability",
     "Spread",
     "StabilitySensitivity",
     "StatsModel",
     "ThresholdRow",
+    "VerdictAgreement",
     "auroc",
     "bootstrap_ci",
     "case_change",
     "change_roles",
+    "cohen_kappa",
     "comparisons",
     "configuration_sensitivity",
     "default_taus",
@@ -109,6 +124,7 @@ __all__ = [
     "recipe_paired_tests",
     "repeat_run_variability",
     "requirement_profile",
+    "rogan_gladen",
     "role_scores",
     "sensitivity_score",
     "significance_ranks",
@@ -117,4 +133,6 @@ __all__ = [
     "stability_sensitivity",
     "standardized_mean_difference",
     "threshold_sensitivity",
+    "verdict_agreement",
+    "wilson_rate",
 ]

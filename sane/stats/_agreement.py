@@ -18,6 +18,7 @@ from typing import Literal
 
 from sane.stats._base import StatsModel, np, sp
 from sane.stats._ranking import _paired_ci
+from sane.stats._verdicts import VerdictAgreement, verdict_agreement
 
 
 def auroc(scores: Sequence[float], labels: Sequence[float]) -> float | None:
@@ -58,6 +59,10 @@ class LabelAgreement(StatsModel):
     n: int = 0
     positives: int | None = None
     note: str | None = None
+    # graded labels: Kendall's tau-b beside Spearman's rho (ties are common in ratings)
+    kendall: float | None = None
+    # binary labels: the thresholded verdicts' kappa, TPR/TNR and certification
+    verdicts: VerdictAgreement | None = None
 
 
 def label_agreement(
@@ -68,15 +73,24 @@ def label_agreement(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    threshold: float = 0.5,
+    bar: float | None = None,
 ) -> LabelAgreement:
-    """AUROC (``binary``) or Spearman's rho of scores against labels, with a bootstrap CI."""
+    """AUROC (``binary``) or Spearman's rho of scores against labels, with a bootstrap CI.
+
+    Binary labels also get the verdicts ``score >= threshold`` compared with them
+    (:func:`sane.stats.verdict_agreement`: kappa, TPR/TNR, certification at ``bar``);
+    graded labels also get Kendall's tau-b.
+    """
     measure: Literal["auroc", "spearman"] = "auroc" if binary else "spearman"
     s = np.asarray(scores, dtype=float)
     y = np.asarray(labels, dtype=float)
     if s.shape != y.shape:
         raise ValueError("scores and labels need the same length")
     positives = int(np.sum(y == 1)) if binary else None
-    base = {"measure": measure, "n": int(s.size), "positives": positives}
+    base: dict = {"measure": measure, "n": int(s.size), "positives": positives}
+    if binary and s.size:
+        base["verdicts"] = verdict_agreement(s, y, threshold=threshold, bar=bar)
     if s.size < 2:
         return LabelAgreement(**base, note=f"undefined: {s.size} labelled record(s)")
     statistic = MEASURES[measure]
@@ -93,4 +107,6 @@ def label_agreement(
         confidence=confidence,
         seed=seed,
     )
+    if not binary:
+        base["kendall"] = float(sp.kendalltau(s, y).statistic)
     return LabelAgreement(**base, value=value, ci=ci)
