@@ -348,3 +348,25 @@ async def test_fault_cards_show_the_judge_transcripts(kit, page, tmp_path: Path)
     markdown = render_markdown(build_report(snapshot))
     assert "judge reply (perturbed, call 1): Reasoning. Score: 3" in markdown
     assert "judge reply (original, call 1): _transcript not kept_" in markdown
+
+
+async def test_a_long_field_name_never_overlaps_its_text(kit, page, tmp_path: Path) -> None:
+    """A fault card's definition list: a field named `customer_message` (wider than the old
+    fixed 110 px name column) must sit beside its text, not over it."""
+    snapshot = _suite(kit, evil=False)
+    cases = [
+        case.model_copy(update={"example": {"customer_message": "My order never came.",
+                                            "summary": case.example["summary"]}})
+        for case in snapshot.cases
+    ]  # fmt: skip
+    await _open(page, _write(tmp_path, snapshot.model_copy(update={"cases": cases})))
+    overlaps = await page.js(
+        "[...document.querySelectorAll('.fault .case[open] dt')].map(dt => {"
+        " const dd = dt.nextElementSibling, a = dt.getBoundingClientRect(),"
+        " b = dd.getBoundingClientRect();"
+        " return [dt.textContent, a.right <= b.left + 0.5 || a.bottom <= b.top + 0.5,"
+        " dt.scrollWidth <= dt.clientWidth + 1]; })"
+    )
+    names = [name for name, _, _ in overlaps]
+    assert "customer_message" in names
+    assert all(beside and whole for _, beside, whole in overlaps), overlaps
