@@ -1,10 +1,12 @@
 """Build a :class:`Report` from a :class:`SuiteSnapshot`.
 
-Why recompute instead of copying: the funnel, the family validation and the verdict counts
-are the product's claims, so they are derived here from the panel decisions and the
-execution records (the stored family rows are checked against them, and any disagreement
-becomes a warning in the report). Only executions of joint-valid cases of validated
-families count; anything else is left out with a warning, never silently folded in.
+The report reads what the pipeline decided and stored: the family decisions (the families
+stage stores them, and `sane review apply` again after reviewers decide), the panel's
+decisions per case, the execution records. It derives only what no stage stores: the funnel's
+case counts, the statistics. A family the families stage has not decided yet (a generation
+still under way, shown live by `sane view`) is counted from the decisions so far. Only
+executions of joint-valid cases of validated families count; anything else is left out
+with a warning, never silently folded in.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ class _Validity:
     realized: set[str]
     applicable: set[str]
     joint_valid: set[str]
-    families: dict[str, Family]  # every recipe's family, recounted
+    families: dict[str, Family]  # each aligned recipe's family, as the pipeline decided it
     validated: set[str]
     warnings: list[str] = field(default_factory=list)
     guarded_recipes: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -96,8 +98,8 @@ class _Validity:
 
 
 def _validity(snapshot: SuiteSnapshot) -> _Validity:
-    """The funnel recounted from the decisions in force, by the rules of
-    sane.validators.families (the family stage stores the same counts)."""
+    """The funnel from the decisions in force, by the rules of sane.validators.families, and
+    each family as the pipeline stored it (counted here only while it is undecided)."""
     guarded_recipes = recipe_rejections(snapshot.recipes)
     guarded = guarded_cases(snapshot.recipes, snapshot.cases)
     aligned = aligned_recipe_ids(snapshot.recipes, snapshot.alignment, snapshot.config)
@@ -112,19 +114,15 @@ def _validity(snapshot: SuiteSnapshot) -> _Validity:
     )
     realized, applicable = {c.id for c in real}, {c.id for c in appl}
     joint_valid = {c.id for c in snapshot.cases if c.id in applicable and c.recipe_id in aligned}
-    families = {
+    families = {family.recipe_id: family for family in snapshot.families}
+    undecided = [r for r in snapshot.recipes if r.id in aligned and r.id not in families]
+    families |= {
         family.recipe_id: family
         for family in count_families(
-            snapshot.recipes,
-            by_recipe,
-            snapshot.realization,
-            snapshot.applicability,
-            snapshot.config,
-            aligned,
+            undecided, by_recipe, snapshot.realization, snapshot.applicability, snapshot.config
         )
     }
     validated = {rid for rid, family in families.items() if family.validated}
-    warnings += _check_stored_families(snapshot, families, validated)
     return _Validity(
         aligned,
         realized,
@@ -136,26 +134,6 @@ def _validity(snapshot: SuiteSnapshot) -> _Validity:
         guarded_recipes,
         guarded,
     )
-
-
-def _check_stored_families(
-    snapshot: SuiteSnapshot, families: Mapping[str, Family], validated: set[str]
-) -> list[str]:
-    """Compare the stored family rows with the recomputed ones; disagreements are warnings."""
-    warnings = []
-    compared = ("cases", "realized", "joint_valid", "tau", "validated")
-    for stored in snapshot.families:
-        count = families.get(stored.recipe_id)
-        expected = {name: getattr(count, name, 0) for name in compared}
-        expected |= {"tau": snapshot.config.threshold, "validated": stored.recipe_id in validated}
-        diffs = [
-            f"{name} stored {getattr(stored, name)} vs recomputed {value}"
-            for name, value in expected.items()
-            if getattr(stored, name) != value
-        ]
-        if diffs:
-            warnings.append(f"family {stored.recipe_id}: " + "; ".join(diffs))
-    return warnings
 
 
 def _rate(items: int, wrong: int) -> ControlRate:
@@ -466,8 +444,10 @@ def _review(snapshot: SuiteSnapshot, validity: _Validity) -> ReviewSummary | Non
         return None
     real = [d for ds in decided.values() for s, d in ds.items() if not controls.is_control(s)]
     planted = [d for d in human[Question.realization] if controls.is_control(d.subject_id)]
+    # what the panel alone would have validated: counted from its decisions (no stage
+    # stores this counterfactual)
     panel_only = snapshot.model_copy(
-        update={q.value: panel_decisions(ds) for q, ds in decided.items()}
+        update={q.value: panel_decisions(ds) for q, ds in decided.items()} | {"families": []}
     )
     return ReviewSummary(
         applied={q.value: len(ds) for q, ds in human.items()},

@@ -64,26 +64,26 @@ def test_explicit_tau_changes_validation(kit):
     assert build_report(kit.snapshot(plans, tau=3)).validity.validated_families == 0
 
 
-def test_stored_family_disagreement_is_a_warning_not_trusted(funnel_suite):
-    lying = funnel_suite.model_copy(
-        update={
-            "families": [
-                Family(
-                    recipe_id="r3",
-                    cases=4,
-                    realized=3,
-                    applicable=2,
-                    joint_valid=4,
-                    tau=3,
-                    validated=True,
-                )
-            ]
-        }
+def test_the_report_reads_the_family_decisions_the_pipeline_stored(funnel_suite):
+    """The families stage (or `sane review apply`) decides a family; the report shows that
+    decision and does not count it again."""
+    decided = Family(
+        recipe_id="r3", cases=4, realized=3, applicable=2, joint_valid=3, tau=3, validated=True
+    )  # as a reviewer's decisions would have it: the decisions in the snapshot give r3 two
+    stored = [decided if f.recipe_id == "r3" else f for f in funnel_suite.families]
+    report = build_report(funnel_suite.model_copy(update={"families": stored}))
+    assert build_report(funnel_suite).validity.validated_families == 1  # r1
+    assert report.validity.validated_families == 2  # r1 and r3, as stored
+    rows = {row.tau: row for row in report.threshold_sensitivity}
+    assert rows[3].validated == 2
+    assert not report.warnings
+
+
+def test_a_family_not_decided_yet_is_counted_from_the_decisions_so_far(funnel_suite):
+    """A generation under way (a live view) has no stored families: they are counted."""
+    assert build_report(funnel_suite.model_copy(update={"families": []})) == build_report(
+        funnel_suite
     )
-    report = build_report(lying)
-    assert report.validity.validated_families == 1
-    assert any("family r3" in w and "validated" in w for w in report.warnings)
-    assert not build_report(funnel_suite).warnings
 
 
 # ------------------------------------------------------------- targets, ranking
