@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import shutil
 import subprocess
 import sys
 import typing
@@ -75,6 +76,20 @@ def _control_kind(name: str, kind: Any) -> bool:
     )
 
 
+def _report_section(name: str, section: Any) -> bool:
+    from sane.reporting import Report
+    from sane.reporting.sections import ReportSection
+
+    own = name in Report.model_fields
+    return (
+        isinstance(section, ReportSection)
+        and section.name == name
+        and name != "sections"
+        and _positional(section.build, 1)
+        and (own or section.markdown is None or _positional(section.markdown, 1))
+    )
+
+
 def _reference(name: str, reference: Any) -> bool:
     from sane.qualification.references import Reference
 
@@ -123,6 +138,7 @@ COMPLETE: dict[str, Callable[[str, Any], bool]] = {
     "relation kind": _relation_kind,
     "panel kind": _panel_kind,
     "control kind": _control_kind,
+    "report section": _report_section,
     "reference scorer": _reference,
     "manipulation catalogue": _data_file,
     "fixed recipe set folder": _data_folder,
@@ -148,6 +164,7 @@ def _all_registries() -> list[Registry[Any]]:
     import sane.panel.kinds
     import sane.qualification.references
     import sane.relations
+    import sane.reporting.sections
     import sane.scorers  # noqa: F401 - each module here defines registries
 
     return REGISTRIES
@@ -192,6 +209,7 @@ def test_no_kind_registers_by_being_imported_by_chance() -> None:
 import importlib, pkgutil, sane
 import sane.generators.base, sane.edits, sane.llm.providers
 import sane.local.assets, sane.panel.controls, sane.panel.kinds, sane.relations, sane.scorers
+import sane.reporting.sections
 import sane.generators.fixed_sets, sane.manipulations.catalogue, sane.qualification.references
 before = keys()
 for module in pkgutil.walk_packages(sane.__path__, "sane."):
@@ -347,6 +365,37 @@ print(json.dumps({"refused": refused, "url": held.config.url, "hash": held.defin
     assert used["score"] == 3.0
     assert used["url"].startswith("http://127.0.0.1:") and len(used["hash"]) == 64
     assert "targets.bad.url" in used["refused"] and "http(s) URL" in used["refused"]
+
+
+def test_a_plugin_report_section_is_built_and_rendered(tmp_path: Path) -> None:
+    """The plugin's `example_lengths` section: built beside sane's own from a stored suite
+    (one of the previous release), kept in the report's JSON and read in its markdown."""
+    suite = tmp_path / "suite.db"
+    shutil.copy(Path(__file__).parent / "fixtures" / "old_suite" / "suite.db", suite)
+    code = """
+import json, sys
+from sane.api import build_report
+from sane.reporting import Report, render_markdown
+from sane.suites.store import SuiteStore
+store = SuiteStore(sys.argv[1], readonly=True)
+report = build_report(store.snapshot())
+again = Report.model_validate_json(report.model_dump_json())  # as a stored report reads
+print(json.dumps({"sections": again.sections, "own": report.targets["careful"].passes,
+                  "markdown": render_markdown(again).split("## Example: words per text")[1]}))
+"""
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(suite)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=dict(os.environ, PYTHONPATH=str(PLUGIN)),
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    used = json.loads(run.stdout.strip().splitlines()[-1])
+    lengths = used["sections"]["example_lengths"]
+    assert set(lengths) == {"original", "perturbed"} and used["own"] == 3
+    assert f"| original | {lengths['original']:g} |" in used["markdown"]
 
 
 def test_a_plugin_that_cannot_be_imported_is_named_not_skipped(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """The suite report: validity funnel, per-target results, ranking, faults and errors.
 
-`build_report` derives every number from a `SuiteSnapshot`; `render_markdown` and
-`render_html` render it.
+`build_report` builds every registered section (sane.reporting.sections, sane's own and any
+other package's) from a `SuiteSnapshot`; `render_markdown` and `render_html` render it.
 The JSON document of `sane report --format json` is `build_report(...).model_dump(mode="json")`.
 
 The names load their module on first use: reading a stored report needs only the models,
@@ -27,6 +27,8 @@ _EXPORTS = {
     "LiveOptions": "sane.reporting._html",
     "RankingEntry": "sane.reporting._models",
     "Report": "sane.reporting._models",
+    "ReportContext": "sane.reporting._build",
+    "ReportSection": "sane.reporting.sections",
     "ReviewSummary": "sane.reporting._models",
     "SliceRankingEntry": "sane.reporting._models",
     "SuiteInfo": "sane.reporting._models",
@@ -42,6 +44,7 @@ _EXPORTS = {
     "render_gate": "sane.reporting._gate",
     "render_html": "sane.reporting._html",
     "render_markdown": "sane.reporting._markdown",
+    "register_section": "sane.reporting.sections",
 }
 __all__ = [
     "CallSummary",
@@ -60,6 +63,8 @@ __all__ = [
     "LiveOptions",
     "RankingEntry",
     "Report",
+    "ReportContext",
+    "ReportSection",
     "ReviewSummary",
     "SliceRankingEntry",
     "SuiteInfo",
@@ -70,6 +75,7 @@ __all__ = [
     "evaluate",
     "gate_document",
     "junit_xml",
+    "register_section",
     "render_gate",
     "render_html",
     "render_markdown",

@@ -15,7 +15,9 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from statistics import fmean
+from typing import Any
 
 from sane.llm import SUITE_CAP
 from sane.manipulations.record import ROBUSTNESS, SearchResult
@@ -31,9 +33,10 @@ from sane.records import (
     Question,
     Recipe,
     SuiteSnapshot,
+    Transcript,
     Verdict,
 )
-from sane.reporting._findings import build_findings
+from sane.reporting._findings import Findings, build_findings
 from sane.reporting._health import TargetHealth, target_health
 from sane.reporting._models import (
     CallSummary,
@@ -56,9 +59,11 @@ from sane.reporting._models import (
     SuiteInfo,
     TargetSummary,
 )
+from sane.reporting.sections import SECTIONS, ReportSection, register_section
 from sane.stats import (
     LabelAgreement,
     PairedComparison,
+    ThresholdRow,
     comparisons,
     configuration_sensitivity,
     default_taus,
@@ -726,125 +731,237 @@ def _calls(snapshot: SuiteSnapshot) -> CallSummary:
 # ----------------------------------------------------------------------- build
 
 
-def build_report(
-    snapshot: SuiteSnapshot,
-    *,
-    human: Mapping[str, float] | None = None,
-    human_higher_is_better: bool = True,
-    human_source: str | None = None,
-    human_agreement: Mapping[str, LabelAgreement] | None = None,
-    n_resamples: int = 2000,
-    seed: int | None = None,
-) -> Report:
-    """The report of one suite; ``human`` maps target -> benchmark score (higher = better
-    unless ``human_higher_is_better`` is False, e.g. for ranks where 1 is best).
+class ReportContext:
+    """What a report's sections are built from: the snapshot, the build's options, and what
+    several sections share, each computed once on first use (sane.reporting.sections)."""
 
-    ``human_source`` says where the benchmark came from (a file, a labelled data set) and
-    ``human_agreement`` carries the per-target agreement it was computed from, if any.
-    Bootstrap intervals use ``n_resamples`` and ``seed`` (default: the suite's seed).
-    """
-    seed = snapshot.config.seed if seed is None else seed
-    boot = _Bootstrap(n_resamples=n_resamples, seed=seed)
-    recipes = {recipe.id: recipe for recipe in snapshot.recipes}
-    cases = {case.id: case for case in snapshot.cases}
-    validity = _validity(snapshot)
-    runs, run_warnings = _counted_executions(snapshot, validity, cases)
-    by_target = _by(runs, lambda e: e.target)
-    for name in [*snapshot.tolerances, *(r.target for r in snapshot.inflation)]:
-        by_target.setdefault(name, [])
-    targets = {
-        name: _target_summary(snapshot, name, group, recipes, boot)
-        for name, group in sorted(by_target.items())
-    }
-    for result in snapshot.inflation:
-        line = _robustness(result, boot)
-        if line is not None:  # beside the requirements, so every ranking and heatmap shows it
-            targets[result.target].by_requirement[ROBUSTNESS] = line
-    fault_flags = {
-        name: {rid: family.faults > 0 for rid, family in summary.by_family.items()}
-        for name, summary in targets.items()
-    }
-    any_fault = {rid for flags in fault_flags.values() for rid, hit in flags.items() if hit}
-    example_of = {case.id: case.example_index for case in snapshot.cases}
-    health = {
-        name: target_health(
-            by_target[name], example_of, _contract(snapshot, name), summary.sensitivity
+    def __init__(
+        self,
+        snapshot: SuiteSnapshot,
+        *,
+        human: Mapping[str, float] | None = None,
+        human_higher_is_better: bool = True,
+        human_source: str | None = None,
+        human_agreement: Mapping[str, LabelAgreement] | None = None,
+        n_resamples: int = 2000,
+        seed: int | None = None,
+    ) -> None:
+        self.snapshot = snapshot
+        self.human = human
+        self.human_higher_is_better = human_higher_is_better
+        self.human_source = human_source
+        self.human_agreement = human_agreement
+        self.n_resamples = n_resamples
+        self.seed = snapshot.config.seed if seed is None else seed
+        self.boot = _Bootstrap(n_resamples=n_resamples, seed=self.seed)
+        self.recipes = {recipe.id: recipe for recipe in snapshot.recipes}
+        self.cases = {case.id: case for case in snapshot.cases}
+
+    @cached_property
+    def validity(self) -> _Validity:
+        return _validity(self.snapshot)
+
+    @cached_property
+    def counted(self) -> tuple[list[ExecutionRecord], list[str]]:
+        """The executions that count (joint-valid cases of validated families), and why
+        any other was left out."""
+        return _counted_executions(self.snapshot, self.validity, self.cases)
+
+    @property
+    def runs(self) -> list[ExecutionRecord]:
+        return self.counted[0]
+
+    @cached_property
+    def by_target(self) -> dict[str, list[ExecutionRecord]]:
+        by_target = _by(self.runs, lambda e: e.target)
+        for name in [*self.snapshot.tolerances, *(r.target for r in self.snapshot.inflation)]:
+            by_target.setdefault(name, [])
+        return by_target
+
+    @cached_property
+    def targets(self) -> dict[str, TargetSummary]:
+        targets = {
+            name: _target_summary(self.snapshot, name, group, self.recipes, self.boot)
+            for name, group in sorted(self.by_target.items())
+        }
+        for result in self.snapshot.inflation:
+            line = _robustness(result, self.boot)
+            if line is not None:  # beside the requirements, so every ranking and heatmap shows it
+                targets[result.target].by_requirement[ROBUSTNESS] = line
+        return targets
+
+    @cached_property
+    def fault_flags(self) -> dict[str, dict[str, bool]]:
+        """target -> family -> whether any of its cases is a fault."""
+        return {
+            name: {rid: family.faults > 0 for rid, family in summary.by_family.items()}
+            for name, summary in self.targets.items()
+        }
+
+    @cached_property
+    def health(self) -> dict[str, TargetHealth]:
+        example_of = {case.id: case.example_index for case in self.snapshot.cases}
+        return {
+            name: target_health(
+                self.by_target[name],
+                example_of,
+                _contract(self.snapshot, name),
+                summary.sensitivity,
+            )
+            for name, summary in self.targets.items()
+        }
+
+    @cached_property
+    def ranked(self) -> tuple[list[RankingEntry], list[PairedComparison]]:
+        entries, tested = _ranking(self.targets, _passed(self.runs), self.boot, self.health)
+        return [RankingEntry(**e.model_dump()) for e in entries], tested
+
+    @property
+    def ranking(self) -> list[RankingEntry]:
+        return self.ranked[0]
+
+    @cached_property
+    def ranking_by_requirement(self) -> dict[str, list[SliceRankingEntry]]:
+        recipes = self.recipes
+        passed = _passed_by(self.runs, lambda e: recipes[e.recipe_id].requirement.value)
+        passed[ROBUSTNESS] = {r.target: r.family_verdicts for r in self.snapshot.inflation}
+        by_requirement = _sliced_rankings(
+            self.targets, lambda s: s.by_requirement, passed, self.boot, self.health
         )
-        for name, summary in targets.items()
+        if ROBUSTNESS in by_requirement:  # the oracle-free line after the six requirements
+            by_requirement[ROBUSTNESS] = by_requirement.pop(ROBUSTNESS)
+        return by_requirement
+
+    @cached_property
+    def funnel(self) -> Funnel:
+        any_fault = {
+            rid for flags in self.fault_flags.values() for rid, hit in flags.items() if hit
+        }
+        return _funnel(self.snapshot, self.validity, len(any_fault))
+
+    @cached_property
+    def review(self) -> ReviewSummary | None:
+        return _review(self.snapshot, self.validity)
+
+    @cached_property
+    def faults(self) -> list[FaultEvidence]:
+        return _faults(self.snapshot, self.runs, self.recipes, self.cases)
+
+
+def build_report(snapshot: SuiteSnapshot, **options: Any) -> Report:
+    """The report of one suite: every registered section built from one `ReportContext`.
+
+    Options: ``human`` maps target -> benchmark score (higher = better unless
+    ``human_higher_is_better`` is False, e.g. for ranks where 1 is best); ``human_source``
+    says where the benchmark came from and ``human_agreement`` carries the per-target
+    agreement it was computed from, if any. Bootstrap intervals use ``n_resamples`` and
+    ``seed`` (default: the suite's seed).
+    """
+    context = ReportContext(snapshot, **options)
+    built = {name: section.build(context) for name, section in SECTIONS.items()}
+    own = {name: value for name, value in built.items() if name in Report.model_fields}
+    return Report(**own, sections={n: v for n, v in built.items() if n not in own})
+
+
+def _suite_info(context: ReportContext) -> SuiteInfo:
+    snapshot = context.snapshot
+    return SuiteInfo(
+        scorer=snapshot.spec.name,
+        criterion=snapshot.spec.criterion,
+        model=snapshot.config.model,
+        oracle_models=snapshot.config.oracle_models,
+        votes=snapshot.config.votes,
+        cases_per_recipe=snapshot.config.cases,
+        tau=snapshot.config.threshold,
+        generator=snapshot.config.generator,
+        seed=snapshot.config.seed,
+        created=snapshot.created,
+    )
+
+
+def _findings(context: ReportContext) -> Findings:
+    ranked = {e.target: context.targets[e.target] for e in context.ranking}
+    return build_findings(ranked, context.snapshot.inflation, context.funnel, context.review)
+
+
+def _by_capability(context: ReportContext) -> dict[str, list[SliceRankingEntry]]:
+    recipes = context.recipes
+    passed = _passed_by(context.runs, lambda e: recipes[e.recipe_id].capability_id)
+    return _sliced_rankings(
+        context.targets, lambda s: s.by_capability, passed, context.boot, context.health
+    )
+
+
+def _human(context: ReportContext) -> HumanAlignment | None:
+    if context.human is None:
+        return None
+    return _human_alignment(
+        context.ranking,
+        context.human,
+        higher_is_better=context.human_higher_is_better,
+        n_resamples=context.n_resamples,
+        seed=context.seed,
+        source=context.human_source,
+        per_target=context.human_agreement,
+    )
+
+
+def _thresholds(context: ReportContext) -> list[ThresholdRow]:
+    config = context.snapshot.config
+    taus = sorted(set(default_taus(config.cases)) | {config.threshold})
+    joint_valid = {rid: count.joint_valid for rid, count in context.validity.families.items()}
+    return threshold_sensitivity(joint_valid, context.fault_flags, taus=taus)
+
+
+def _transcripts(context: ReportContext) -> dict[str, Transcript]:
+    held = context.snapshot.transcripts
+    return {
+        key: held[key]
+        for fault in context.faults
+        for keys in fault.transcripts.values()
+        for key in keys
+        if key in held
     }
-    entries, tested = _ranking(targets, _passed(runs), boot, health)
-    ranking = [RankingEntry(**e.model_dump()) for e in entries]
-    requirement_passed = _passed_by(runs, lambda e: recipes[e.recipe_id].requirement.value)
-    requirement_passed[ROBUSTNESS] = {r.target: r.family_verdicts for r in snapshot.inflation}
-    by_requirement = _sliced_rankings(
-        targets, lambda s: s.by_requirement, requirement_passed, boot, health
-    )
-    if ROBUSTNESS in by_requirement:  # the oracle-free line after the six requirements
-        by_requirement[ROBUSTNESS] = by_requirement.pop(ROBUSTNESS)
-    taus = sorted(set(default_taus(snapshot.config.cases)) | {snapshot.config.threshold})
-    joint_valid = {rid: count.joint_valid for rid, count in validity.families.items()}
-    funnel = _funnel(snapshot, validity, len(any_fault))
-    review = _review(snapshot, validity)
-    faults = _faults(snapshot, runs, recipes, cases)
-    return Report(
-        suite=SuiteInfo(
-            scorer=snapshot.spec.name,
-            criterion=snapshot.spec.criterion,
-            model=snapshot.config.model,
-            oracle_models=snapshot.config.oracle_models,
-            votes=snapshot.config.votes,
-            cases_per_recipe=snapshot.config.cases,
-            tau=snapshot.config.threshold,
-            generator=snapshot.config.generator,
-            seed=snapshot.config.seed,
-            created=snapshot.created,
-        ),
-        validity=funnel,
-        findings=build_findings(
-            {e.target: targets[e.target] for e in ranking}, snapshot.inflation, funnel, review
-        ),
-        inflation=snapshot.inflation,
-        targets=targets,
-        ranking=ranking,
-        comparisons=tested,
-        span=_span(ranking),
-        ranking_by_requirement=by_requirement,
-        ranking_by_capability=_sliced_rankings(
-            targets,
-            lambda s: s.by_capability,
-            _passed_by(runs, lambda e: recipes[e.recipe_id].capability_id),
-            boot,
-            health,
-        ),
-        span_by_requirement={req: _span(entries) for req, entries in by_requirement.items()},
-        human_alignment=None
-        if human is None
-        else _human_alignment(
-            ranking,
-            human,
-            higher_is_better=human_higher_is_better,
-            n_resamples=n_resamples,
-            seed=seed,
-            source=human_source,
-            per_target=human_agreement,
-        ),
-        threshold_sensitivity=threshold_sensitivity(joint_valid, fault_flags, taus=taus),
-        configuration_sensitivity=_configuration_sensitivity(targets, snapshot),
-        faults=faults,
-        transcripts={
-            key: snapshot.transcripts[key]
-            for fault in faults
-            for keys in fault.transcripts.values()
-            for key in keys
-            if key in snapshot.transcripts
-        },
-        errors=_errors(snapshot, runs),
-        calls=_calls(snapshot),
-        not_executed=sorted({t.name for t in snapshot.spec.targets} - set(targets)),
-        review=review,
-        health=health,
-        warnings=validity.warnings + run_warnings + _transcript_warnings(snapshot),
-    )
+
+
+def _warnings(context: ReportContext) -> list[str]:
+    return context.validity.warnings + context.counted[1] + _transcript_warnings(context.snapshot)
+
+
+# sane's own sections, in the order of the report's fields
+for _section in (
+    ReportSection("suite", _suite_info),
+    ReportSection("validity", lambda c: c.funnel),
+    ReportSection("findings", _findings),
+    ReportSection("targets", lambda c: c.targets),
+    ReportSection("ranking", lambda c: c.ranking),
+    ReportSection("comparisons", lambda c: c.ranked[1]),
+    ReportSection("span", lambda c: _span(c.ranking)),
+    ReportSection("ranking_by_requirement", lambda c: c.ranking_by_requirement),
+    ReportSection("ranking_by_capability", _by_capability),
+    ReportSection(
+        "span_by_requirement",
+        lambda c: {req: _span(entries) for req, entries in c.ranking_by_requirement.items()},
+    ),
+    ReportSection("human_alignment", _human),
+    ReportSection("threshold_sensitivity", _thresholds),
+    ReportSection(
+        "configuration_sensitivity", lambda c: _configuration_sensitivity(c.targets, c.snapshot)
+    ),
+    ReportSection("faults", lambda c: c.faults),
+    ReportSection("errors", lambda c: _errors(c.snapshot, c.runs)),
+    ReportSection("calls", lambda c: _calls(c.snapshot)),
+    ReportSection(
+        "not_executed",
+        lambda c: sorted({t.name for t in c.snapshot.spec.targets} - set(c.targets)),
+    ),
+    ReportSection("review", lambda c: c.review),
+    ReportSection("health", lambda c: c.health),
+    ReportSection("transcripts", _transcripts),
+    ReportSection("inflation", lambda c: c.snapshot.inflation),
+    ReportSection("warnings", _warnings),
+):
+    register_section(_section)
 
 
 def _transcript_warnings(snapshot: SuiteSnapshot) -> list[str]:

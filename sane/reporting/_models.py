@@ -361,3 +361,5 @@ class Report(Record):
     # so it is evidence whatever the panel did on its controls
     inflation: list[SearchResult] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    # what other packages' report sections built, by name (sane.reporting.sections)
+    sections: dict[str, Any] = Field(default_factory=dict)
