@@ -118,15 +118,26 @@ def generate(
     try:
         store.initialise(scorer, config, rows)
         store.put_targets(targets)
-        if qualify:
-            _qualify_oracles(store, config, llm, progress)
-        from sane import workflow  # langgraph: imported once the inputs are known good
-
-        client = _client(store, llm)
-        asyncio.run(workflow.run(_context(store, client, progress), "generate"))
-        return store.snapshot()
+        return _run_generation(store, config, llm, progress, qualify)
     finally:
         store.close()
+
+
+def _run_generation(
+    store: SuiteStore,
+    config: RunConfig,
+    llm: LLMSettings | None,
+    progress: Progress | None,
+    qualify: bool,
+) -> SuiteSnapshot:
+    """The generation stages on an opened suite, its oracle qualified first if asked."""
+    if qualify:
+        _qualify_oracles(store, config, llm, progress)
+    from sane import workflow  # langgraph: imported once the inputs are known good
+
+    client = _client(store, llm)
+    asyncio.run(workflow.run(_context(store, client, progress), "generate"))
+    return store.snapshot()
 
 
 def resume(
@@ -151,13 +162,7 @@ def resume(
         config = store.config()
         check_models(config, llm or LLMSettings())
         require_prices([config.model, *config.oracle_models], llm, "agent and oracle models")
-        if qualify:
-            _qualify_oracles(store, config, llm, progress)
-        from sane import workflow
-
-        client = _client(store, llm)
-        asyncio.run(workflow.run(_context(store, client, progress), "generate"))
-        return store.snapshot()
+        return _run_generation(store, config, llm, progress, qualify)
     finally:
         store.close()
 
