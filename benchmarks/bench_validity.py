@@ -58,9 +58,9 @@ from sane import api
 from sane.analyses.baseline import suite_file
 from sane.llm import LLMSettings
 from sane.panel.kinds import PANEL_KINDS
+from sane.pipeline.run_config import run_config
 from sane.records import RunConfig
 from sane.reporting import Report, TargetSummary
-from sane.run_config import run_config
 from sane.suites.store import SuiteStore
 
 CRITERIA = tuple(refs.REFERENCES)

@@ -160,7 +160,7 @@ def run_cell(job: dict) -> SweepCell:
     """Generate, execute and measure one suite (in a worker process; resumable)."""
     from sane import api
     from sane.llm import LLMSettings
-    from sane.run_config import run_config
+    from sane.pipeline.run_config import run_config
     from sane.suites.store import SuiteStore
 
     out, criterion, panel = Path(job["out"]), job["criterion"], job["panel"]

@@ -19,9 +19,9 @@ from sane.reporting import Report, code_fingerprint
 from sane.suites.store import SuiteStore, read_stored_report
 
 if TYPE_CHECKING:
-    from sane._runtime import Progress, RunContext
     from sane.llm import LLMClient, LLMSettings
-    from sane.qualification.record import Qualification
+    from sane.pipeline import Progress, RunContext
+    from sane.qualification_record import Qualification
     from sane.reporting import LiveOptions
     from sane.scorers.base import Target
     from sane.scorers.suite_targets import CodeTrust
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 def _context(
     store: SuiteStore, llm: LLMClient, progress: Progress | None, **extra: object
 ) -> RunContext:
-    from sane._runtime import RunContext, _no_progress
     from sane.panel.oracle import OraclePanel
+    from sane.pipeline import RunContext, no_progress
 
     config = store.config()
     panel = OraclePanel(
@@ -53,7 +53,7 @@ def _context(
         config=config,
         examples=store.examples(),
         panel=panel,
-        progress=progress or _no_progress,
+        progress=progress or no_progress,
         **extra,  # type: ignore[arg-type]
     )
 
@@ -79,7 +79,7 @@ def generate(
     oracle was never qualified.
 
     The run is described by ``config`` (a `RunConfig`, built and checked by
-    :func:`sane.run_config.run_config`) or, equivalently, by its fields as keywords
+    :func:`sane.pipeline.run_config.run_config`) or, equivalently, by its fields as keywords
     (``model=``, ``oracle_models=``, ``votes=``, ``cases=``, ``tau=``, ``seed=``,
     ``max_capabilities=``, ``recipes_per_capability=``, ``generator=``, ``exhaustive=``,
     ``stop_at_tau=``, ``panel=``).
@@ -100,7 +100,7 @@ def generate(
     """
     from sane.inputs import examples_path, load_examples, load_spec
     from sane.llm import LLMSettings, require_prices
-    from sane.run_config import check_models, run_config, with_run_inputs
+    from sane.pipeline.run_config import check_models, run_config, with_run_inputs
     from sane.scorers.suite_targets import freeze_targets
 
     if config is None:
@@ -133,7 +133,7 @@ def _run_generation(
     """The generation stages on an opened suite, its oracle qualified first if asked."""
     if qualify:
         _qualify_oracles(store, config, llm, progress)
-    from sane import workflow  # langgraph: imported once the inputs are known good
+    from sane.pipeline import workflow  # langgraph: imported once the inputs are known good
 
     client = _client(store, llm)
     asyncio.run(workflow.run(_context(store, client, progress), "generate"))
@@ -153,7 +153,7 @@ def resume(
     reopened the stages writing the cases of recipes a person aligned. A suite not yet
     started from a spec is bad input. ``qualify`` as in `generate`."""
     from sane.llm import LLMSettings, require_prices
-    from sane.run_config import check_models
+    from sane.pipeline.run_config import check_models
 
     if not Path(suite).is_file():
         raise InputError(str(suite), None, "no such suite: give the spec to start one")
@@ -316,7 +316,7 @@ def execute(
     """Run a generated suite's validated families against its targets (or the named ones).
 
     The execution is described by ``config`` (an `ExecuteConfig`, built and checked by
-    :func:`sane.run_config.execute_config`) or, equivalently, by its fields as keywords
+    :func:`sane.pipeline.run_config.execute_config`) or, equivalently, by its fields as keywords
     (``targets=``, ``repeats=``, ``timeout_s=``, ``tolerance_floor=``).
 
     ``spec`` first adds or replaces targets from another spec of the same scorer, so judge
@@ -326,9 +326,9 @@ def execute(
     then only if its module file is the one the suite recorded); any other is not imported,
     and ``notice`` is told its name (default: a warning).
     """
-    from sane import workflow
     from sane.llm import require_prices
-    from sane.run_config import execute_config
+    from sane.pipeline import workflow
+    from sane.pipeline.run_config import execute_config
     from sane.scorers.suite_targets import NOT_RUN, CodeTrust
 
     if config is None:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from sane._runtime import Progress
     from sane.llm import LLMSettings
+    from sane.pipeline import Progress
     from sane.records import RunConfig
     from sane.reporting import Report
 
@@ -57,7 +57,7 @@ class DemoPlan(BaseModel):
     ]
 
     def run_config(self) -> RunConfig:
-        from sane.run_config import run_config
+        from sane.pipeline.run_config import run_config
 
         return run_config(
             model=self.model,

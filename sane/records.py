@@ -15,8 +15,8 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from sane._record import Record
-from sane.manipulations.record import SearchResult
-from sane.qualification.record import Qualification
+from sane.inflation_record import SearchResult
+from sane.qualification_record import Qualification
 from sane.relations import (  # noqa: F401 - the relation records, re-exported
     AtLevelRelation,
     CombinedRelation,
@@ -40,9 +40,9 @@ from sane.target_kind import (  # noqa: F401 - the target records, re-exported
 
 
 class Stage(StrEnum):
-    """The stages of a run, by one name each: the workflow graph's nodes (sane.workflow),
+    """The stages of a run, by one name each: the workflow graph's nodes (sane.pipeline.workflow),
     the store's done-marks and error records, the progress display and the stage functions
-    (sane.stages) all use these. Alignment runs inside each `cases` flow and tolerance
+    (sane.pipeline) all use these. Alignment runs inside each `cases` flow and tolerance
     inside `execute`, so those two name progress and errors but no node of their own."""
 
     capabilities = "capabilities"
@@ -304,7 +304,7 @@ class RunConfig(Record):
     exhaustive: bool = False
     stop_at_tau: bool = False
     # the panel kind (sane.panel.kinds: contrastive, plain, blind, or another package's),
-    # checked against the registered kinds where a run is configured (sane.run_config)
+    # checked against the registered kinds where a run is configured (sane.pipeline.run_config)
     panel: str = "contrastive"
     # each vote writes one short sentence before its answer; off, the answer alone (fewer
     # generated tokens: on the embedded model a rationale is most of a vote's output)
@@ -333,7 +333,7 @@ def is_validated(joint_valid: int, tau: int) -> bool:
 
 class ExecuteConfig(Record):
     """How a suite's validated families are run against its targets. Not stored with the
-    suite: each `sane execute` says it (`sane.run_config.execute_config` builds and checks it
+    suite: each `sane execute` says it (`sane.pipeline.run_config.execute_config` builds and checks it
     for the CLI, the Python API and baselines)."""
 
     targets: list[str] | None = None  # by name; None: every target the suite holds

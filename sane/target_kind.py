@@ -271,6 +271,6 @@ AnyTargetConfig = Annotated[SerializeAsAny[TargetConfig], BeforeValidator(_parse
 
 def definition_sha256(config: TargetConfig, rubric_sha: str | None, code_sha: str | None) -> str:
     """The hash that identifies a target's definition: a result made under another is
-    measured again (sane.stages), and a suite keeps only results of the definitions it holds."""
+    measured again (sane.pipeline), and a suite keeps only results of the definitions it holds."""
     document = {"config": config.hashed(), "rubric": rubric_sha, "code": code_sha}
     return hashlib.sha256(json.dumps(document, sort_keys=True).encode("utf-8")).hexdigest()

@@ -1,10 +1,11 @@
 """The package's layers, read from its import statements (no import is executed).
 
 - Every module sits in one layer of `LAYERS`, and imports (at module level or inside a
-  function) only from its own layer and those below: nothing climbs. The table is printed
+  function) only from its own layer and those below: nothing climbs. Every folder (a
+  top-level package) sits in one layer too, so nothing climbs read folder by folder. The table is printed
   by `test_the_layer_table` (run with `-s`) and in every failure.
 - No module imports a private module of another package (`sane.llm._client` from
-  `sane.stages`): a package's public face is its `__init__` and its public modules.
+  `sane.pipeline`): a package's public face is its `__init__` and its public modules.
 - No import cycle among the modules' top-level imports.
 - The report is built from a suite snapshot: nothing in `sane.reporting` opens the store,
   scores targets or calls the API.
@@ -84,19 +85,16 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("sane._record", "sane._registry", "sane._lazy", "sane._yaml", "sane._turns",
                     "sane.errors", "sane.requirements", "sane.output_files",
                     "sane.spreadsheet_cells")),
-    ("records", ("sane.relations", "sane.records", "sane.target_kind", "sane.qualification.record",
-                 "sane.manipulations.record")),
+    ("records", ("sane.relations", "sane.records", "sane.target_kind", "sane.qualification_record",
+                 "sane.inflation_record")),
     ("text and models", ("sane.edits", "sane.prompts", "sane.similarity", "sane.local",
                          "sane.builtin", "sane.llm")),
     ("storage and statistics", ("sane.suites", "sane.stats")),
     ("targets", ("sane.scorers", "sane.inputs")),
     ("agents and panel", ("sane.agents", "sane.panel", "sane.simulation", "sane.manipulations")),
     ("recipes and validity", ("sane.generators", "sane.validators")),
-    ("pipeline and reports", ("sane._runtime", "sane.call_order", "sane.stages", "sane.workflow",
-                              "sane.run_config", "sane.estimate", "sane.estimate_time",
-                              "sane.reporting",
-                              "sane.qualification", "sane.export", "sane.review",
-                              "sane.integrations")),
+    ("pipeline and reports", ("sane.pipeline", "sane.reporting", "sane.qualification",
+                              "sane.export", "sane.review", "sane.integrations")),
     ("interfaces", ("sane", "sane.api", "sane.demo", "sane.view", "sane.analyses",
                     "sane.pytest_plugin", "sane.cli", "sane.__main__", "sane.scaffold")),
 ]  # fmt: skip
@@ -137,6 +135,34 @@ def test_no_import_climbs_a_layer() -> None:
     assert climbs == [], "\n".join([*climbs, "", _table()])
 
 
+def _folder(module: str) -> str:
+    """The top-level module or package of `module` (`sane.panel` for `sane.panel.kinds`)."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_every_folder_sits_in_one_layer() -> None:
+    """A package is one layer: a leaf module kept beside a high orchestrator (a record beside
+    the code that makes it) would make every import of the record climb at folder level."""
+    layers: dict[str, set[int]] = {}
+    for module in MODULES:
+        layers.setdefault(_folder(module), set()).add(_layer(module))
+    split = {folder: sorted(LAYERS[i][0] for i in found) for folder, found in layers.items()}
+    assert {f: names for f, names in split.items() if len(names) > 1} == {}, _table()
+
+
+def test_no_import_climbs_at_folder_level() -> None:
+    """Read folder by folder (a package's modules as one), no import climbs either."""
+    climbs = sorted(
+        f"{_folder(module)} imports {_folder(target)}"
+        for module, targets in _imports(top_level_only=False).items()
+        for target in targets
+        if _folder(target) != _folder(module)
+        and max(_layer(m) for m in MODULES if _folder(m) == _folder(target))
+        > min(_layer(m) for m in MODULES if _folder(m) == _folder(module))
+    )
+    assert climbs == [], "\n".join([*climbs, "", _table()])
+
+
 @pytest.mark.parametrize(
     ("low", "high"),
     [
@@ -144,6 +170,7 @@ def test_no_import_climbs_a_layer() -> None:
         ("sane.stats._threshold", "sane.validators.families"),
         ("sane.suites.store", "sane.scorers"),
         ("sane.agents.cases", "sane.generators"),
+        ("sane.records", "sane.qualification"),  # its record once lived in that folder
     ],
 )
 def test_the_table_forbids_the_climbs_it_was_made_against(low: str, high: str) -> None:
@@ -161,7 +188,7 @@ def test_the_import_reader_sees_real_imports() -> None:
     """The control: the reader must find imports that are known to be there."""
     graph = _imports(top_level_only=True)
     assert "sane.relations._kind" in graph["sane.relations.pair"]
-    assert "sane.records" in graph["sane.stages"]
+    assert "sane.records" in graph["sane.pipeline.generate"]
     assert len(MODULES) > 100
 
 

@@ -238,7 +238,7 @@ from sane.inputs import load_spec
 from sane.manipulations import load_catalogue
 from sane.panel.kinds import panel_kind
 from sane.qualification.references import REFERENCES
-from sane.run_config import run_config
+from sane.pipeline.run_config import run_config
 from sane.records import OutputContract, Question, Recipe, ScorerSpec
 from sane.target_kind import target_config
 from sane.relations import Relation, check_relation

@@ -17,7 +17,7 @@ from sane.records import PairRelation, Relation, Requirement, relation_roles
 class AgentCall:
     """One call an agent makes: its rendered prompt, the schema the reply must fill, and
     its task name (the LLM layer's cache and call records key on it). The agents send it,
-    and the dry-run estimate (sane.estimate) counts the same object's tokens."""
+    and the dry-run estimate (sane.pipeline.estimate) counts the same object's tokens."""
 
     task: str
     prompt: list[dict[str, str]]

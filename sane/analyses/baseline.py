@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from sane import api
-from sane._runtime import Progress, _no_progress
 from sane.analyses.generator_comparison import Comparison, compare_generators
 from sane.generators.base import get_generator
 from sane.llm import LLMSettings
 from sane.output_files import make_folder
+from sane.pipeline import Progress, no_progress
+from sane.pipeline.run_config import run_config
 from sane.records import ExecuteConfig, RunConfig
-from sane.run_config import run_config
 from sane.suites.store import SuiteStore
 
 REFERENCE = "derived"
@@ -47,7 +47,7 @@ def run_baseline(
     execute: bool = True,
     execution: ExecuteConfig | None = None,
     llm: LLMSettings | None = None,
-    progress: Progress = _no_progress,
+    progress: Progress = no_progress,
     **options: Any,
 ) -> Comparison:
     """Generate (and execute) one suite per generator, ``derived`` first; compare them.

@@ -2,7 +2,7 @@
 
 A command decorated with `@execute_options(...)` takes one parameter
 `execution: ExecuteConfig`; the option group (sane.cli._options) gives it the options
-below and builds the checked configuration with `sane.run_config.execute_config`, the same
+below and builds the checked configuration with `sane.pipeline.run_config.execute_config`, the same
 function the Python API uses.
 """
 
@@ -75,6 +75,6 @@ def execute_options(*names: str) -> Callable[[Callable[..., Any]], Callable[...,
 
 
 def build_execute_config(values: dict[str, Any]) -> ExecuteConfig:
-    from sane.run_config import execute_config
+    from sane.pipeline.run_config import execute_config
 
     return execute_config(**fields_of(OPTIONS, values))

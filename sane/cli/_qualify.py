@@ -48,8 +48,8 @@ def qualify(
 ) -> None:
     """Measure an oracle model on exact ground truth, and say which panels it qualifies for."""
     from sane import api
+    from sane.pipeline.run_config import run_config
     from sane.qualification.qualify import render
-    from sane.run_config import run_config
 
     with errors_to_exit_codes():
         if format not in FORMATS:

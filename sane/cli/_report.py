@@ -26,8 +26,8 @@ from sane.cli._common import (
 )
 from sane.cli._llm_options import llm_options
 from sane.errors import InputError
+from sane.inflation_record import ROBUSTNESS
 from sane.llm import LLMSettings
-from sane.manipulations.record import ROBUSTNESS
 from sane.output_files import write_text_atomic
 from sane.reporting.formatting import INTERVAL_MEANING, RANK_MEANING
 from sane.reporting.formatting import rank as rank_label

@@ -149,7 +149,7 @@ def _dry_run(
     spec: str | None, run: RunConfig | None, examples: Path | None, skip_qualify: bool
 ) -> None:
     from sane.errors import InputError
-    from sane.estimate import estimate_inputs, render_estimate
+    from sane.pipeline.estimate import estimate_inputs, render_estimate
 
     with errors_to_exit_codes():
         if spec is None or run is None:
@@ -165,7 +165,7 @@ def _dry_run(
             f"  plus the oracle's qualification first: up to {qualify_calls} calls per "
             "oracle model (cached; --skip-qualify skips it)",
         )
-    from sane.estimate_time import wall_time_line
+    from sane.pipeline.estimate_time import wall_time_line
 
     line = wall_time_line(plan, qualify_calls, run.oracle_models)
     if line is not None:

@@ -2,7 +2,7 @@
 
 A command decorated with `@run_options(...)` takes one parameter `run: RunConfig`; the
 option group (sane.cli._options) gives it the options below and builds the checked
-configuration with `sane.run_config.run_config`, the same function the Python API and
+configuration with `sane.pipeline.run_config.run_config`, the same function the Python API and
 the estimator use.
 """
 
@@ -148,7 +148,7 @@ def run_options(
 
 
 def build_run_config(values: dict[str, Any]) -> RunConfig:
-    from sane.run_config import run_config
+    from sane.pipeline.run_config import run_config
 
     return run_config(**fields_of(OPTIONS, values))
 

@@ -5,7 +5,7 @@ decides how long a run takes. First come, first served lets the short last steps
 the work already under way (a case's votes) queue ahead of the calls that start long
 chains (writing a case, which then needs its votes), so chains started late finish
 late and the run ends on a thin tail of them. The caller that knows the flow ranks its
-calls (`with ranked(n):` around them; `sane.call_order` ranks the calls with the most work
+calls (`with ranked(n):` around them; `sane.pipeline.call_order` ranks the calls with the most work
 after them first) and the slots serve the lowest rank first, in arrival order within a
 rank. A rank can be a function, asked when a call starts waiting (a family's rank changes
 as its cases are decided). A call made outside any `ranked` block has rank 0: first come,

@@ -31,9 +31,9 @@ from typing import Any
 from pydantic import Field
 
 from sane._record import Record
+from sane.inflation_record import Exploit, Measured, SearchResult
 from sane.manipulations.catalogue import POSITIONS, Catalogue, Manipulation, Placed, texts
 from sane.manipulations.guard import filled_problems, pair_problems
-from sane.manipulations.record import Exploit, Measured, SearchResult
 
 Score = Callable[[dict[str, str]], Awaitable[float]]  # a record -> its score on the 0-1 scale
 Reword = Callable[[str], Awaitable[list[str]]]  # a snippet -> rewordings (the agent LLM)

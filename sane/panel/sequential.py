@@ -60,7 +60,7 @@ class FamilyPlan:
 @dataclass
 class FamilyProgress:
     """How far a family's schedule has got; `run_family` keeps it current, so that the
-    family's calls can be ranked by the work still ahead of it (sane.call_order)."""
+    family's calls can be ranked by the work still ahead of it (sane.pipeline.call_order)."""
 
     plan: FamilyPlan
     passed: int = 0

@@ -37,8 +37,8 @@ from sane.inputs import load_spec
 from sane.panel.ballots import TEXTS_EXCHANGED, TURNED_ROUND, DirectionBallot
 from sane.panel.oracle import OraclePanel
 from sane.prompts import messages
-from sane.qualification.record import MIN_ANSWERED, Figure, Miss, Qualification
 from sane.qualification.references import REFERENCES, Reference
+from sane.qualification_record import MIN_ANSWERED, Figure, Miss, Qualification
 from sane.records import (
     Case,
     Decision,

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
-from sane.qualification.record import Qualification
+from sane.qualification_record import Qualification
 from sane.records import RunConfig
 
 RECORDED_DIR = Path(__file__).resolve().parent / "recorded"

@@ -19,10 +19,10 @@ from functools import cached_property
 from statistics import fmean
 from typing import Any
 
+from sane.inflation_record import ROBUSTNESS, SearchResult
 from sane.llm import SUITE_CAP
-from sane.manipulations.record import ROBUSTNESS, SearchResult
 from sane.panel import controls
-from sane.qualification.record import QualificationStatus
+from sane.qualification_record import QualificationStatus
 from sane.records import (
     CallRecord,
     Case,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from pydantic import Field
 
 from sane._record import Record
-from sane.manipulations.record import ROBUSTNESS, SearchResult
+from sane.inflation_record import ROBUSTNESS, SearchResult
 from sane.stats import pass_rate_ci
 
 if TYPE_CHECKING:

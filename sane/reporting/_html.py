@@ -26,7 +26,7 @@ from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 from pydantic import TypeAdapter, ValidationError
 
-from sane.manipulations.record import ROBUSTNESS
+from sane.inflation_record import ROBUSTNESS
 from sane.records import Capability, Recipe, Requirement
 from sane.relations import Relation, formula, reference_role
 from sane.reporting._models import FaultEvidence, Report

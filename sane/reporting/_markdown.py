@@ -12,7 +12,7 @@ from functools import cache
 
 from jinja2 import Environment
 
-from sane.manipulations.record import ROBUSTNESS
+from sane.inflation_record import ROBUSTNESS
 from sane.relations import formula
 from sane.reporting._fault_groups import group_faults
 from sane.reporting._models import Report

@@ -12,8 +12,8 @@ from typing import Any
 from pydantic import Field
 
 from sane._record import Record
-from sane.manipulations.record import SearchResult
-from sane.qualification.record import QualificationStatus
+from sane.inflation_record import SearchResult
+from sane.qualification_record import QualificationStatus
 from sane.records import Transcript
 from sane.reporting._findings import Findings
 from sane.reporting._health import TargetHealth

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from sane.errors import InputError
+from sane.inflation_record import SearchResult
 from sane.llm import SUITE_CAP
-from sane.manipulations.record import SearchResult
-from sane.qualification.record import Qualification
+from sane.qualification_record import Qualification
 from sane.records import (
     CallRecord,
     Capability,

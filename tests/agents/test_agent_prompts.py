@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from sane.agents import capabilities_call, case_call, recipes_call
-from sane.estimate import _representatives
 from sane.inputs import examples_path, load_examples, load_spec
-from sane.run_config import run_config
+from sane.pipeline.estimate import _representatives
+from sane.pipeline.run_config import run_config
 
 
 @pytest.fixture(scope="module")

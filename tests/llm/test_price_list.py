@@ -7,12 +7,12 @@ from __future__ import annotations
 import litellm
 import pytest
 
-from sane.estimate import _plan
 from sane.inputs import examples_path, load_examples, load_spec
 from sane.llm import ensure_litellm_ready
 from sane.llm._budget import price
 from sane.llm._price_list import count_tokens, rates
-from sane.run_config import run_config
+from sane.pipeline.estimate import _plan
+from sane.pipeline.run_config import run_config
 
 PRICED = ["gpt-4o-mini", "openai/gpt-4o-mini", "gpt-4o", "openai/gpt-4.1", "gpt-3.5-turbo",
           "mistral/mistral-small-latest"]  # fmt: skip

@@ -1,4 +1,4 @@
-"""The order of waiting calls (sane.call_order): most rounds of calls after a call first.
+"""The order of waiting calls (sane.pipeline.call_order): most rounds of calls after a call first.
 
 Its effect on a run's wall time is measured by benchmarks/bench_pipeline.py; these tests
 pin what it decides: how many waves a family has left, how ranks order the steps, and
@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from tiny_suite import generate_tiny
 
-from sane import call_order
-from sane.call_order import ALIGNMENT_RANK, CONTROL_RANK, case_rank
 from sane.llm import LLMSettings
 from sane.panel.sequential import FamilyPlan, FamilyProgress, run_family
+from sane.pipeline import call_order
+from sane.pipeline.call_order import ALIGNMENT_RANK, CONTROL_RANK, case_rank
 from sane.records import Question, Stage
 
 STEPS = (Stage.cases, Question.realization, Question.applicability)  # a case's calls in order

@@ -13,11 +13,11 @@ import pytest
 import yaml
 
 import sane
-from sane.estimate import estimate_inputs
 from sane.llm import LLMSettings
 from sane.panel import controls
+from sane.pipeline.estimate import estimate_inputs
+from sane.pipeline.run_config import run_config
 from sane.records import Question
-from sane.run_config import run_config
 from sane.suites.store import SuiteStore
 
 SPECS = {

@@ -9,8 +9,8 @@ from suite_builders import FIXTURES
 from typer.testing import CliRunner
 
 from sane.cli import app
-from sane.estimate import Estimate, StageEstimate
-from sane.estimate_time import RATES, wall_time
+from sane.pipeline.estimate import Estimate, StageEstimate
+from sane.pipeline.estimate_time import RATES, wall_time
 
 QWEN = "local/qwen2.5-coder-1.5b"
 

@@ -74,8 +74,8 @@ def test_planted_controls_are_asked_inside_the_flows_not_after_them(
 
 def test_every_graph_node_is_named_by_the_stage_it_completes() -> None:
     """Nodes, done-marks, error records and progress share one enumeration."""
+    from sane.pipeline.workflow import GRAPHS
     from sane.records import Stage
-    from sane.workflow import GRAPHS
 
     for mode, build in GRAPHS.items():
         nodes = set(build().nodes)
@@ -98,16 +98,16 @@ def test_a_run_freezes_the_startup_heap_and_gives_it_back(
     also when the run fails, so a long-lived process keeps no garbage for good."""
     import gc
 
-    from sane import stages
+    from sane.pipeline import generate
 
     seen: list[int] = []
-    select_families = stages.select_families
+    select_families = generate.select_families
 
     async def watching(ctx: object) -> None:
         seen.append(gc.get_freeze_count())
         await select_families(ctx)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(stages, "select_families", watching)
+    monkeypatch.setattr(generate, "select_families", watching)
     assert gc.get_freeze_count() == 0
     generate_tiny(workdir, settings)
     assert seen and seen[0] > 0
@@ -116,7 +116,7 @@ def test_a_run_freezes_the_startup_heap_and_gives_it_back(
     async def failing(ctx: object) -> None:
         raise RuntimeError("a bug in a stage")
 
-    monkeypatch.setattr(stages, "select_families", failing)
+    monkeypatch.setattr(generate, "select_families", failing)
     with pytest.raises(RuntimeError, match="a bug in a stage"):
         generate_tiny(workdir, settings, suite=workdir / "second.db")
     assert gc.get_freeze_count() == 0

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sane import api
 from sane.llm import LLMSettings
-from sane.run_config import run_config
+from sane.pipeline.run_config import run_config
 from tests.simulation.sim_helpers import oracle, sweep_spec
 
 

@@ -15,10 +15,10 @@ from typer.testing import CliRunner
 from sane import api
 from sane.cli import app
 from sane.llm import LLMClient, LLMSettings
+from sane.pipeline.run_config import run_config
 from sane.qualification import qualify as qualification
-from sane.qualification.record import Qualification, QualificationStatus
+from sane.qualification_record import Qualification, QualificationStatus
 from sane.records import RunConfig
-from sane.run_config import run_config
 
 TRUTH = "any_module:any_function"  # replaced by each reference criterion's own truth
 

@@ -14,7 +14,7 @@ from sane.cli import app
 from sane.llm import LLMSettings
 from sane.qualification import recorded as recorded_module
 from sane.qualification.qualify import render
-from sane.qualification.record import Figure, Qualification
+from sane.qualification_record import Figure, Qualification
 from sane.records import RunConfig
 
 MODEL = "local/qwen2.5-coder-1.5b"

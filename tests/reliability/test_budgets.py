@@ -172,9 +172,9 @@ def test_the_estimate_bounds_a_real_exhaustive_run(tiny: Path, panel: str) -> No
     included (the scripted tiny suite, every vote asked)."""
     from tiny_suite import TINY_SETTINGS, generate_tiny
 
-    from sane.estimate import estimate_inputs
     from sane.llm import LLMSettings
-    from sane.run_config import run_config
+    from sane.pipeline.estimate import estimate_inputs
+    from sane.pipeline.run_config import run_config
     from sane.suites.store import SuiteStore
 
     settings = LLMSettings(cache_path=tiny / "cache.db", script_path=tiny / "tiny_script.yaml")

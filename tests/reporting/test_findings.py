@@ -10,7 +10,7 @@ from rich.console import Console
 
 from sane.cli._report import summary_renderables
 from sane.manipulations import Exploit, Measured, SearchResult
-from sane.qualification.record import QualificationStatus
+from sane.qualification_record import QualificationStatus
 from sane.reporting import build_report, render_html, render_markdown
 from sane.reporting._findings import _basis
 from sane.reporting._models import ControlRate, Controls, Funnel

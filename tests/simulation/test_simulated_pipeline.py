@@ -12,7 +12,7 @@ import pytest
 
 from sane import api
 from sane.llm import LLMSettings
-from sane.run_config import run_config
+from sane.pipeline.run_config import run_config
 from tests.simulation.sim_helpers import oracle, oracle_sweep, refs, sweep_spec
 
 

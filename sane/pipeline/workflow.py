@@ -31,9 +31,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from sane import stages
-from sane._runtime import RecipeFlows, RecipeOutcome, RunContext
 from sane.manipulations import SearchResult
+from sane.pipeline import execution, generate, inflation, resume
+from sane.pipeline._runtime import RecipeFlows, RecipeOutcome, RunContext
 from sane.records import Capability, Family, Recipe, Stage
 from sane.reporting import Report
 
@@ -57,13 +57,13 @@ class State(TypedDict, total=False):
 
 
 async def _capabilities(state: State, runtime: Runtime[RunContext]) -> State:
-    return {"capabilities": await stages.derive_capabilities(runtime.context)}
+    return {"capabilities": await generate.derive_capabilities(runtime.context)}
 
 
 async def _recipes(state: State, runtime: Runtime[RunContext]) -> State:
     """Derive the recipes, then plan the ones that flow on, one `cases` flow each."""
-    recipes = await stages.derive_recipes(runtime.context, state["capabilities"])
-    return {"recipes": recipes, "flows": stages.plan_recipe_flows(runtime.context, recipes)}
+    recipes = await generate.derive_recipes(runtime.context, state["capabilities"])
+    return {"recipes": recipes, "flows": generate.plan_recipe_flows(runtime.context, recipes)}
 
 
 def _send_recipes(state: State) -> list[Send] | str:
@@ -76,34 +76,34 @@ def _send_recipes(state: State) -> list[Send] | str:
 async def _recipe_flow(state: State, runtime: Runtime[RunContext]) -> State:
     flows = state["flows"]
     assert flows is not None
-    return {"outcomes": [await stages.recipe_flow(runtime.context, flows, state["recipe_id"])]}
+    return {"outcomes": [await generate.recipe_flow(runtime.context, flows, state["recipe_id"])]}
 
 
 async def _case_panel(state: State, runtime: Runtime[RunContext]) -> State:
     """Where the flows meet (a budget stop in any ends the run here), then any case an
     interrupted or older run left without a decision."""
-    stages.join_recipes(runtime.context, state.get("outcomes", []))
-    return {"recovered_cases": await stages.validate_cases(runtime.context)}
+    generate.join_recipes(runtime.context, state.get("outcomes", []))
+    return {"recovered_cases": await resume.validate_cases(runtime.context)}
 
 
 async def _controls(state: State, runtime: Runtime[RunContext]) -> State:
-    return {"recovered_controls": await stages.decide_controls(runtime.context)}
+    return {"recovered_controls": await resume.decide_controls(runtime.context)}
 
 
 async def _families(state: State, runtime: Runtime[RunContext]) -> State:
-    return {"families": await stages.select_families(runtime.context)}
+    return {"families": await generate.select_families(runtime.context)}
 
 
 async def _execute(state: State, runtime: Runtime[RunContext]) -> State:
-    return {"executed": await stages.execute_targets(runtime.context)}
+    return {"executed": await execution.execute_targets(runtime.context)}
 
 
 async def _inflation(state: State, runtime: Runtime[RunContext]) -> State:
-    return {"inflation": await stages.search_inflation(runtime.context)}
+    return {"inflation": await inflation.search_inflation(runtime.context)}
 
 
 async def _report(state: State, runtime: Runtime[RunContext]) -> State:
-    return {"report": await stages.write_report(runtime.context)}
+    return {"report": await execution.write_report(runtime.context)}
 
 
 def _chain(graph: StateGraph, *names: str) -> None:

@@ -38,6 +38,7 @@ from sane.llm import (
 from sane.panel import controls
 from sane.panel.ballots import vote_call
 from sane.panel.kinds import CASE_TEMPLATES, PanelQuestion, panel_kind
+from sane.pipeline.run_config import check_models
 from sane.records import (
     Capability,
     Case,
@@ -49,7 +50,6 @@ from sane.records import (
     RunConfig,
     ScorerSpec,
 )
-from sane.run_config import check_models
 
 # Assumed completion lengths (tokens) per call kind; prompts are counted, not assumed.
 COMPLETION_TOKENS = {"capabilities": 600, "recipes": 800, "cases": 400, "votes": 120}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sane.estimate import Estimate
+from sane.pipeline.estimate import Estimate
 
 
 @dataclass(frozen=True)

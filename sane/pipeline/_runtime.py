@@ -1,6 +1,6 @@
 """What the workflow's stages share at run time.
 
-The LangGraph state carries what each stage produced for the next (sane.workflow); the
+The LangGraph state carries what each stage produced for the next (sane.pipeline.workflow); the
 live objects every stage uses (the store, the LLM client, the panel, the targets) travel
 in this context, built fresh by every run; what a run decided lives in the store, which
 is also how a rerun resumes.
@@ -35,7 +35,7 @@ T = TypeVar("T")
 Progress = Callable[[str, int, int], None]
 
 
-def _no_progress(stage: str, done: int, total: int) -> None:
+def no_progress(stage: str, done: int, total: int) -> None:
     return None
 
 
@@ -67,7 +67,7 @@ class RunContext:
     targets: dict[str, Target] = field(default_factory=dict)
     definitions: dict[str, str] = field(default_factory=dict)  # target -> definition_sha256
     execution: ExecuteConfig = field(default_factory=ExecuteConfig)
-    progress: Progress = _no_progress
+    progress: Progress = no_progress
 
     @property
     def panel_kind(self) -> PanelKind:
@@ -77,7 +77,7 @@ class RunContext:
 
 @dataclass
 class RecipeFlows:
-    """What the concurrent recipe flows of one run share (sane.stages.recipe_flow), carried
+    """What the concurrent recipe flows of one run share (sane.pipeline.generate.recipe_flow), carried
     to each by the graph: the recipes (id -> sequence number, recipe) and the decisions
     stored when they started (read once, not once per flow), and their progress."""
 
