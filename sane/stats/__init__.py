@@ -19,6 +19,8 @@ Sources (formulas in each module's docstring and in docs/statistics.md):
   section 3 (:mod:`._paired`);
 - pairwise ordering accuracy and inverted class pairs: CAP paper, section 6.2
   (:mod:`._ordering`);
+- the default ranking score, the balanced pass rate over the cases a scorer that never
+  moves would fail (:mod:`._discriminating`; issue 51, behavioral-correctness paper 3.4);
 - a judge's verdicts against binary labels: Cohen's kappa, TPR/TNR with Wilson lower bounds,
   certification at a bar, the Rogan-Gladen corrected prevalence (:mod:`._verdicts`);
 - paired comparison of two targets (McNemar exact, paired difference), Holm-adjusted,
@@ -33,6 +35,7 @@ from sane.stats._comparison import (
     paired_comparison,
     significance_ranks,
 )
+from sane.stats._discriminating import BalancedScore, CaseOutcome, balanced_score
 from sane.stats._intervals import bootstrap_ci, pass_rate_bootstrap_ci, pass_rate_ci
 from sane.stats._ordering import OrderingStats, ordering_stats, recipe_ordering
 from sane.stats._paired import (
@@ -84,6 +87,8 @@ __all__ = [
     "MIN_CORRELATION_TARGETS",
     "NAN_CI",
     "PAIRED_EXPECTATIONS",
+    "BalancedScore",
+    "CaseOutcome",
     "ConfigSensitivity",
     "LabelAgreement",
     "OrderingStats",
@@ -101,6 +106,7 @@ __all__ = [
     "ThresholdRow",
     "VerdictAgreement",
     "auroc",
+    "balanced_score",
     "bootstrap_ci",
     "case_change",
     "change_roles",

@@ -1,0 +1,376 @@
+"""Ranking benchmark on real human labels: does a suite rank judges as humans would?
+
+Why: ranking candidate judges is one of the three things sane is for (SANE paper, section
+5.3: suite pass rates against a human benchmark, Spearman 0.852 over 11 judges). Issue 51
+found a suite that mostly holds invariance and no-increase tests rewards a scorer that never
+moves. This benchmark measures that on QAGS (`../shared/data/qags/`, CNN/DM with graded and
+XSum with binary human consistency labels; read from there, never copied into the project).
+
+Targets (`ranking_targets.py`, and two lexical built-ins) span the range of quality: n-gram
+precision against the source (the trigram one is the best simple metric of factual
+consistency on QAGS), entity precision, ROUGE-L and chrF, and planted defects of the trigram
+one (reads the first sentence only, inverted, noisy). Three null scorers run beside them
+(`sane.scorers.null_scorers`: constant, seeded noise, length). A target's **human agreement**
+is its Spearman's rho with the labels on the held-out QAGS items (those that are not the
+suite's examples), the mean of CNN/DM's and XSum's.
+
+Suites:
+
+- **operators** (a): the operator grid (`--generator operators`: every code edit under every
+  pair direction), each panel question decided by a person: the answers are review labels in
+  `benchmarks/data/ranking_review.json` (question id -> answer; no QAGS text), put in force
+  as the review page does (`sane.review.answer_question`). A question the file does not answer
+  is printed (`--questions`) for a person to decide.
+- **strong** (b): derived by a strong model through the loopback bridge
+  (`../shared/tools/llm-loop-server.py`), replayed from the LLM cache at `--strong-cache`
+  (default `benchmarks/data/ranking_strong/cache.db`) when it exists; skipped otherwise.
+
+For each suite and each ranking score (`pass_rate`, and `default_score`: the balanced score
+over discriminating cases, `sane.stats.discriminating_score`) it prints Spearman and Kendall
+with human agreement (percentile bootstrap over targets), where each null scorer falls, and
+the share of cases the constant scorer passes. The last line is JSON:
+``{SUITE: {"rho_pass_rate", "rho_default_score", "constant_rank_fraction", ...}}``;
+``constant_rank_fraction`` is the constant scorer's rank by the default score over the
+number ranked (1.0 = last).
+
+    .venv/bin/python benchmarks/bench_ranking.py --quick        (offline, a minute or two)
+    .venv/bin/python benchmarks/bench_ranking.py --questions    (the questions no label answers)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+QAGS = ROOT.parent / "shared" / "data" / "qags"
+REVIEW = HERE / "data" / "ranking_review.json"
+STRONG_CACHE = HERE / "data" / "ranking_strong" / "cache.db"
+STRONG_MODEL, STRONG_BASE = "openai/strong", "http://127.0.0.1:8931/v1"
+
+CRITERION = (
+    "How faithful the summary is to the source document: every claim the summary makes must "
+    "be supported by the source. Penalise claims that contradict the source, invented facts, "
+    "wrong numbers, names, dates or causes, and claims stated more strongly or more certainly "
+    "than the source allows. Do not penalise omissions, brevity, paraphrase, or the summary's "
+    "grammar, style and sentence order, as long as everything it states is supported."
+)
+PYTHON_TARGETS = [
+    "unigram_precision",
+    "bigram_precision",
+    "trigram_precision",
+    "entity_precision",
+    "trigram_first_sentence",
+    "trigram_inverted",
+    "trigram_noisy",
+]
+BUILTIN_TARGETS = ["rouge_l", "chrf"]
+EMBEDDED_TARGETS = [("minilm-cosine", "embed_minilm"), ("bertscore-minilm", "bertscore_minilm")]
+
+
+# ------------------------------------------------------------------ data and spec
+
+
+def load_qags(folder: Path) -> dict[str, list[dict]]:
+    """The two QAGS sets as records {source, summary, label}."""
+    sets = {}
+    for name in ("cnndm", "xsum"):
+        rows = json.loads((folder / f"qags_{name}.json").read_text(encoding="utf-8"))
+        sets[name] = [
+            {
+                "source": r["source"],
+                "summary": r["system_output"],
+                "label": r["scores"]["consistency"],
+            }
+            for r in rows
+        ]
+    return sets
+
+
+def split(sets: dict[str, list[dict]], per_set: int, seed: int) -> tuple[list[dict], dict]:
+    """The suite's examples (``per_set`` of each set, seeded) and the held-out rest."""
+    examples, held_out = [], {}
+    for name, rows in sets.items():
+        chosen = set(random.Random(f"{seed}-{name}").sample(range(len(rows)), per_set))
+        examples += [{k: rows[i][k] for k in ("source", "summary")} for i in sorted(chosen)]
+        held_out[name] = [row for i, row in enumerate(rows) if i not in chosen]
+    return examples, held_out
+
+
+def targets(embedded: bool) -> list[dict]:
+    """The spec's targets: candidates first, then the null scorers (planted controls)."""
+    from sane.scorers.null_scorers import null_targets
+
+    found = [
+        {"name": ref.replace("_", "-"), "kind": "python", "ref": f"ranking_targets:{ref}",
+         "deterministic": True}
+        for ref in PYTHON_TARGETS
+    ]  # fmt: skip
+    found += [
+        {"name": m.replace("_", "-"), "kind": "builtin", "metric": m, "reference_field": "source"}
+        for m in BUILTIN_TARGETS
+    ]
+    if embedded:
+        found += [
+            {"name": n, "kind": "builtin", "metric": m, "reference_field": "source"}
+            for n, m in EMBEDDED_TARGETS
+        ]
+    found += [t.model_dump(exclude_defaults=True) | {"kind": t.kind} for t in null_targets()]
+    return found
+
+
+def write_spec(folder: Path, examples: list[dict], embedded: bool) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "examples.jsonl").open("w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(example) + "\n" for example in examples)
+    spec = {
+        "name": "qags-faithfulness",
+        "criterion": CRITERION,
+        "fields": {
+            "source": "the source document that the summary summarises",
+            "summary": "the summary being scored",
+        },
+        "scored_field": "summary",
+        "output": {"type": "continuous", "min": 0, "max": 1, "higher_is_better": True},
+        "examples": "examples.jsonl",
+        "targets": targets(embedded),
+    }
+    path = folder / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def sane(*args: str) -> int:
+    """One `sane` command in a child process (python targets import from this folder)."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+    }
+    env.setdefault("OPENAI_API_KEY", "none")
+    return subprocess.run([sys.executable, "-m", "sane", *args], check=False, env=env).returncode
+
+
+# ------------------------------------------------------------------ suite (a): a person decides
+
+
+STAND_IN = "rules:\n" + "".join(
+    f'  - {{task: "vote:{q}", response: {{decision: "no", rationale: "stand-in"}}}}\n'
+    for q in ("alignment", "realization", "applicability")
+)
+
+
+def person_suite(spec: Path, suite: Path, cache: Path, cases: int, review: Path) -> list[str]:
+    """The operator-grid suite with every panel question answered from ``review`` (a person's
+    recorded answers, put in force as the review page does). No model is called: the panel is
+    a scripted stand-in that answers "no" to everything (so that the pipeline's stages finish
+    offline), and the person's answers replace its decisions on every question the review
+    page asks, the planted controls among them. Returns the questions the file does not
+    answer (empty when the suite is complete)."""
+    from sane.review import answer_question, page_answers, review_questions
+    from sane.suites.store import SuiteStore
+
+    answers = json.loads(review.read_text(encoding="utf-8"))["answers"] if review.exists() else {}
+    script = suite.with_suffix(".rules.yaml")
+    script.write_text(STAND_IN, encoding="utf-8")
+    llm = ["--cache", str(cache), "--script", str(script), "--skip-qualify"]
+    if not suite.exists():
+        sane("generate", str(spec), "--suite", str(suite), "--generator", "operators",
+             "--model", "scripted", "--cases", str(cases), "--exhaustive", *llm)  # fmt: skip
+    for _ in range(4):  # alignment, then the cases aligned recipes get, then their controls
+        sane("generate", str(suite), *llm)
+        store = SuiteStore(suite)
+        try:
+            given = page_answers(store)
+            asked = review_questions(store.snapshot(), given)
+            todo = [q for q in asked if q.answer is None and q.id in answers]
+            for question in todo:
+                answer_question(store, question.id, answers[question.id])
+            missing = [q.id for q in asked if q.answer is None and q.id not in answers]
+        finally:
+            store.close()
+        if not todo:
+            return missing
+    return missing
+
+
+def print_questions(spec: Path, suite: Path, cache: Path, cases: int, review: Path) -> None:
+    """The questions the review file does not answer, each as the review page puts it."""
+    from sane.review import review_questions
+    from sane.suites.store import SuiteStore
+
+    missing = set(person_suite(spec, suite, cache, cases, review))
+    store = SuiteStore(suite, readonly=True)
+    try:
+        for q in review_questions(store.snapshot()):
+            if q.id in missing:
+                print(json.dumps(q.model_dump(mode="json", exclude={"example"})))
+    finally:
+        store.close()
+
+
+# ------------------------------------------------------------------ suite (b): a strong model
+
+
+def strong_suite(spec: Path, suite: Path, cache: Path) -> bool:
+    """The strong model's suite replayed from its recorded cache (no call is made: every
+    reply must be in it); False when no recording exists. The recorded command is
+    STRONG_COMMAND, run through the bridge with `--cache` at that file."""
+    if not cache.exists():
+        return False
+    if not suite.exists():
+        code = sane("generate", str(spec), "--suite", str(suite), *STRONG_OPTIONS,
+                    "--api-base", STRONG_BASE, "--cache", str(cache), "--max-calls", "0")  # fmt: skip
+        if code != 0:
+            print(f"strong: the recording at {cache} does not replay (exit {code}); skipped")
+            return False
+    return True
+
+
+STRONG_OPTIONS = ["--model", STRONG_MODEL, "--capabilities", "4", "--recipes", "3",
+                  "--cases", "4", "--llm-timeout", "3000", "--concurrency", "64"]  # fmt: skip
+
+
+# ------------------------------------------------------------------ measuring
+
+
+def human_agreement(suite: Path, held_out: dict[str, list[dict]], folder: Path) -> dict:
+    """target -> mean over the QAGS sets of Spearman's rho with the labels on held-out items."""
+    from sane.analyses.human_alignment import human_benchmark
+
+    per_set = {}
+    for name, rows in held_out.items():
+        path = folder / f"held_out_{name}.jsonl"  # a working copy under --out, not the project
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+        per_set[name] = human_benchmark(
+            suite, path, label_field="label", trust_suite_code=True, seed=0
+        ).values
+    names = set.intersection(*(set(values) for values in per_set.values()))
+    return {n: sum(values[n] for values in per_set.values()) / len(per_set) for n in names}
+
+
+def measure(suite: Path, human: dict[str, float]) -> dict:
+    """One suite's rankings against human agreement, and where the null scorers fall."""
+    from sane import api
+    from sane.reporting._default_score import snapshot_default_scores
+    from sane.stats import rank_correlation
+    from sane.suites.store import SuiteStore
+
+    report = api.report(suite)
+    store = SuiteStore(suite, readonly=True)
+    try:
+        default = snapshot_default_scores(store.snapshot())
+    finally:
+        store.close()
+    scores = {
+        "pass_rate": {n: t.pass_rate for n, t in report.targets.items() if t.pass_rate is not None},
+        "default_score": {n: s.value for n, s in default.items() if s.value is not None},
+    }
+    nulls = sorted(n for n in report.targets if n.startswith("null-"))
+    out: dict = {"cases": report.validity.joint_valid_cases,
+                 "families": report.validity.validated_families}  # fmt: skip
+    for score, values in scores.items():
+        candidates = {n: v for n, v in values.items() if n not in nulls}
+        rc = rank_correlation(candidates, human, seed=0)
+        order = sorted(values, key=lambda n: -values[n])
+        out[score] = {
+            "spearman": rc.spearman, "spearman_ci": rc.spearman_ci, "kendall": rc.kendall,
+            "kendall_ci": rc.kendall_ci, "n": rc.n, "note": rc.note,
+            # a null scorer's place among every ranked target, 1 = top (ties share the best)
+            "null_places": {n: 1 + sum(values[m] > values[n] for m in values) for n in nulls
+                            if n in values},
+            "ranked": len(order), "order": order,
+        }  # fmt: skip
+    constant = default.get("null-constant")
+    out["constant_pass_rate"] = report.targets["null-constant"].pass_rate
+    out["constant_pass_share_by_kind"] = constant.constant_pass_share if constant else None
+    place = out["default_score"]["null_places"].get("null-constant")
+    out["constant_rank_fraction"] = (
+        place / out["default_score"]["ranked"] if place is not None else None
+    )  # None: the score is undefined for it (it passes no discriminating case only if none exist)
+    out["stability"] = {
+        n: (t.stability_sensitivity.stability, t.stability_sensitivity.sensitivity)
+        for n, t in report.targets.items()
+        if getattr(t, "stability_sensitivity", None) is not None
+    }
+    return out
+
+
+def _fmt(value: float | None) -> str:
+    return "  -  " if value is None else f"{value:+.3f}"
+
+
+def show(name: str, result: dict, human: dict[str, float]) -> None:
+    print(f"\n== suite {name}: {result['families']} validated families, {result['cases']} cases")
+    print(f"constant scorer passes {result['constant_pass_rate']:.3f} of the judged cases "
+          f"(non-discriminating share {result['constant_pass_share_by_kind']:.3f})")  # fmt: skip
+    for score in ("pass_rate", "default_score"):
+        r = result[score]
+        ci = lambda c: "[-]" if c is None else f"[{c[0]:+.2f}, {c[1]:+.2f}]"
+        print(f"  {score:14s} Spearman {_fmt(r['spearman'])} {ci(r['spearman_ci'])}  "
+              f"Kendall {_fmt(r['kendall'])} {ci(r['kendall_ci'])}  over {r['n']} candidates; "
+              f"null scorers at {r['null_places']} of {r['ranked']}")  # fmt: skip
+        print("    order: " + ", ".join(r["order"]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="offline, no embedded models")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmark-out" / "ranking")
+    parser.add_argument("--qags", type=Path, default=QAGS, help="folder of qags_*.json")
+    parser.add_argument("--review", type=Path, default=REVIEW)
+    parser.add_argument("--strong-cache", type=Path, default=STRONG_CACHE)
+    parser.add_argument("--examples", type=int, default=3, help="suite examples per QAGS set")
+    parser.add_argument("--cases", type=int, default=4)
+    parser.add_argument("--questions", action="store_true",
+                        help="print the operator suite's questions the review file leaves open")  # fmt: skip
+    args = parser.parse_args(argv)
+    sets = load_qags(args.qags)
+    examples, held_out = split(sets, args.examples, seed=0)
+    args.out.mkdir(parents=True, exist_ok=True)
+    spec = write_spec(args.out / "spec", examples, embedded=not args.quick)
+    cache = args.out / "cache.db"
+    person = args.out / "operators.db"
+    if args.questions:
+        print_questions(spec, person, cache, args.cases, args.review)
+        return 0
+    missing = person_suite(spec, person, cache, args.cases, args.review)
+    suites = {"operators": person}
+    if missing:
+        print(f"operators: {len(missing)} question(s) have no recorded answer (--questions)")
+    if strong_suite(spec, args.out / "strong.db", args.strong_cache):
+        suites["strong"] = args.out / "strong.db"
+    else:
+        print(f"strong: no recording at {args.strong_cache}; skipped")
+    results, human = {}, {}
+    for name, suite in suites.items():
+        sane("execute", str(suite), "--trust-suite-code")
+        if not human:
+            human = human_agreement(suite, held_out, args.out)
+            print("human agreement (mean Spearman, CNN/DM + XSum held-out):")
+            for n in sorted(human, key=lambda n: -human[n]):
+                print(f"  {n:24s} {human[n]:+.3f}")
+        results[name] = measure(suite, human)
+        show(name, results[name], human)
+    summary = {
+        name: {
+            "rho_pass_rate": r["pass_rate"]["spearman"],
+            "rho_default_score": r["default_score"]["spearman"],
+            "constant_rank_fraction": r["constant_rank_fraction"],
+            "constant_pass_rate": r["constant_pass_rate"],
+        }
+        for name, r in results.items()
+    }
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

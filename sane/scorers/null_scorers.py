@@ -1,0 +1,106 @@
+"""Null scorers: reference targets that never read for meaning (a constant, seeded noise, a
+length count), the planted controls of a ranking.
+
+Why: a suite made mostly of invariance and no-increase tests rewards not moving, so a judge
+that never moves can rank near the top (issue 51: a constant scorer passed 0.912 of an
+operator-grid suite, second of ten). Running scorers known to be worthless beside the user's
+targets shows where "no skill" falls in each suite's ranking; a candidate that no paired test
+separates from the constant one has not been shown to be better than a scorer that never
+moves. They need no model and cost nothing, so every execution can afford them.
+
+Each is a target kind `null_scorer` with `scorer: constant | noise | length`, in the spec's own output
+contract (so its scores read like the user's targets'):
+
+- `constant`: the contract's midpoint, whatever the text;
+- `noise`: a uniform draw over the contract, fixed by the scored text and `seed` (the same
+  text gets the same score: repeats agree, as a deterministic judge's do);
+- `length`: rises with the scored field's word count, `1 - exp(-words / 50)` over the
+  contract (a scorer that rewards length and nothing else).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from sane.records import OutputContract, TargetConfig
+from sane.scorers.base import BuildContext
+from sane.target_kind import TargetKind, register_target_kind
+
+NULL_KIND = "null_scorer"
+
+
+def _constant(text: str, seed: int) -> float:
+    return 0.5
+
+
+def _noise(text: str, seed: int) -> float:
+    digest = hashlib.sha256(f"{seed}\0{text}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def _length(text: str, seed: int) -> float:
+    return 1.0 - math.exp(-len(text.split()) / 50.0)
+
+
+# name -> the fraction of the contract's range it answers for a scored text
+NULL_SCORERS: dict[str, Callable[[str, int], float]] = {
+    "constant": _constant,
+    "noise": _noise,
+    "length": _length,
+}
+
+
+class NullConfig(TargetConfig):
+    """A `null_scorer` target: a reference scorer that never reads for meaning."""
+
+    kind: Literal["null_scorer"] = "null_scorer"
+    scorer: Literal["constant", "noise", "length"]
+    seed: int = 0
+
+    SETTINGS: ClassVar[frozenset[str]] = TargetConfig.SETTINGS | {"scorer", "seed"}
+
+
+@dataclass
+class NullScorer:
+    """The target: the spec's contract, the scored field, one function of its text."""
+
+    name: str
+    contract: OutputContract
+    fields: tuple[str, ...]
+    scorer: str
+    seed: int
+    deterministic: bool = True
+
+    def _one(self, record: dict[str, str]) -> float:
+        fraction = NULL_SCORERS[self.scorer](record[self.fields[0]], self.seed)
+        value = self.contract.min + fraction * self.contract.span
+        return float(round(value)) if self.contract.type != "continuous" else value
+
+    async def score(self, record: dict[str, str], repeat: int = 0) -> float:
+        return self._one(record)
+
+    async def score_batch(self, records: list[dict[str, str]]) -> list[float]:
+        return [self._one(record) for record in records]
+
+
+def _build(config: NullConfig, context: BuildContext) -> NullScorer:
+    spec = context.spec
+    return NullScorer(
+        name=config.name,
+        contract=config.output or spec.output,
+        fields=(spec.scored_field,),
+        scorer=config.scorer,
+        seed=config.seed,
+    )
+
+
+NULL = register_target_kind(TargetKind(name=NULL_KIND, config=NullConfig, build=_build))
+
+
+def null_targets(seed: int = 0) -> list[NullConfig]:
+    """The planted controls of a ranking: one target per null scorer, named `null-NAME`."""
+    return [NullConfig(name=f"null-{name}", scorer=name, seed=seed) for name in NULL_SCORERS]
