@@ -41,7 +41,13 @@ Mode = Literal["generate", "execute"]
 
 
 class State(TypedDict, total=False):
-    """What each node produced for the nodes after it (the store keeps it all as well)."""
+    """What each node produced. Before the join (`case_panel`) it carries what the next node
+    reads: the capabilities to `recipes`, the recipes and what their flows share into each
+    `cases` flow's Send, each flow's outcome (a budget stop among them) into the join. After
+    the join no node reads it: every later stage reads the store instead, because a rerun
+    skips the stages already marked done and must find their work where a fresh run would
+    (the store is the one resume mechanism); those keys are what `run` returns, for its
+    caller to inspect."""
 
     capabilities: list[Capability]  # capabilities
     recipes: list[Recipe]  # recipes
