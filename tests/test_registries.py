@@ -375,13 +375,15 @@ def test_a_plugin_report_section_is_built_and_rendered(tmp_path: Path) -> None:
     code = """
 import json, sys
 from sane.api import build_report
-from sane.reporting import Report, render_markdown
+from sane.reporting import Report, render_html, render_markdown
 from sane.suites.store import SuiteStore
 store = SuiteStore(sys.argv[1], readonly=True)
 report = build_report(store.snapshot())
 again = Report.model_validate_json(report.model_dump_json())  # as a stored report reads
+page = render_html(again)
 print(json.dumps({"sections": again.sections, "own": report.targets["careful"].passes,
-                  "markdown": render_markdown(again).split("## Example: words per text")[1]}))
+                  "markdown": render_markdown(again).split("## Example: words per text")[1],
+                  "html": page[page.index('id="section-example_lengths"'):][:400]}))
 """
     run = subprocess.run(
         [sys.executable, "-c", code, str(suite)],
@@ -396,6 +398,7 @@ print(json.dumps({"sections": again.sections, "own": report.targets["careful"].p
     lengths = used["sections"]["example_lengths"]
     assert set(lengths) == {"original", "perturbed"} and used["own"] == 3
     assert f"| original | {lengths['original']:g} |" in used["markdown"]
+    assert "<pre>## Example: words per text" in used["html"]  # as text, escaped
 
 
 def test_a_plugin_that_cannot_be_imported_is_named_not_skipped(tmp_path: Path) -> None:

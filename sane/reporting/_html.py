@@ -38,6 +38,7 @@ from sane.reporting.formatting import ci as _ci
 from sane.reporting.formatting import num as _num
 from sane.reporting.formatting import pct as _pct
 from sane.reporting.formatting import rank as rank_label
+from sane.reporting.sections import written
 from sane.validators.guards import guard_text
 
 PAGE_SIZE = 50
@@ -214,6 +215,7 @@ def render_html(
             inflation_diffs=_inflation_diffs(report),
             robustness=ROBUSTNESS,
             matrix=_comparison_matrix(report),
+            other_sections=written(report.sections),
             **first_lines(report),
             rank_meaning=RANK_MEANING,
             interval_meaning=INTERVAL_MEANING,

@@ -23,7 +23,7 @@ from sane.reporting.formatting import (
     TOLERANCE_MEANING,
     markdown_environment,
 )
-from sane.reporting.sections import SECTIONS
+from sane.reporting.sections import written
 from sane.validators.guards import guard_text
 
 DEFAULT_MAX_CARDS = 20
@@ -77,16 +77,7 @@ def render_markdown(
 
 
 def _other_sections(report: Report) -> str:
-    """Other packages' sections (sane.reporting.sections), after sane's own, each as its
-    `markdown` writes it (one registered no longer, or without markdown, is JSON only)."""
-    if not report.sections:  # sane's own only: the registry (and its modules) stay unread
-        return ""
-    written = [
-        section.markdown(value).strip("\n")
-        for name, value in report.sections.items()
-        if (section := SECTIONS.get(name)) is not None and section.markdown is not None
-    ]
-    return "".join(f"\n\n{text}\n" for text in written if text)
+    return "".join(f"\n\n{text}\n" for _, text in written(report.sections))
 
 
 def render_statistics(report: Report) -> str:

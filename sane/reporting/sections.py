@@ -12,7 +12,7 @@ function. Register one with `register_section(ReportSection(...))` from a module
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,3 +44,17 @@ def register_section(section: ReportSection) -> ReportSection:
     if dict.__contains__(SECTIONS, section.name):
         raise ValueError(f"report section {section.name!r} is registered already")
     return SECTIONS.register(section.name)(section)
+
+
+def written(sections: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Other packages' sections (a report's `sections`) as their `markdown` writes them: (name,
+    text), in the report's order; one registered no longer, or without markdown, is JSON
+    only. The markdown report puts them after sane's own, the HTML page as preformatted text."""
+    if not sections:  # sane's own only: the registry (and its modules) stay unread
+        return []
+    found = [
+        (name, section.markdown(value).strip("\n"))
+        for name, value in sections.items()
+        if (section := SECTIONS.get(name)) is not None and section.markdown is not None
+    ]
+    return [(name, text) for name, text in found if text]
