@@ -260,7 +260,7 @@ from sane.panel import controls
 from sane.records import Case, Decision, PanelDecision
 case = Case(id="rec-1-1/case-0", recipe_id="rec-1-1", index=0, example_index=0,
             example={"text": "a"}, variants={"original": "a b", "perturbed": "a"})
-planted = controls.family_controls(recipe, case, [recipe])
+planted = controls.family_controls(recipe, case, [recipe], 0, [case.example], "text")
 swapped = {s: PanelDecision(subject_id=s, question=Question.realization, decision=Decision.yes,
                             votes=[]) for s, _, _ in planted if "example_swapped" in s}
 print(json.dumps({

@@ -112,6 +112,10 @@ class ControlKind:
         assert planting.first_case is not None
         return planting.first_case.id
 
+    def recipe_of(self, shown: str) -> str:
+        """The recipe whose control this is, from the id of what it shows."""
+        return shown if self.planted == "alignment" else shown.rsplit("/", 1)[0]
+
     def plant(self, planting: Planting) -> list[Control]:
         built = self.build(planting) if self.build is not None else None
         return [] if built is None else [(subject_of(self, self.shown(planting)), *built)]
@@ -150,7 +154,7 @@ def owner(subject_id: str) -> str | None:
     if parsed is None:
         return None
     kind, shown = parsed
-    return shown.rsplit("/", 1)[0] if kind.planted in ("alignment", "recipe") else shown
+    return shown if kind.planted == "family" else kind.recipe_of(shown)
 
 
 def mirror_id(recipe_id: str) -> str:
@@ -337,9 +341,9 @@ def family_controls(
     recipe: Recipe,
     first_case: Case,
     recipes: Iterable[Recipe],
-    seq: int = 0,
-    examples: Iterable[dict[str, str]] = (),
-    field: str = "",
+    seq: int,
+    examples: Iterable[dict[str, str]],
+    field: str,
 ) -> list[Control]:
     """The controls a tested family gets from its first usable case (the `family` kinds':
     a no-op copy and a decoy instruction, right answer no)."""
@@ -361,21 +365,17 @@ def rebuild(
     where it cannot be rebuilt exactly, or for a mirror: an alignment question).
     `first_example(seq)` is the example the seq-th recipe's first case is written from."""
     parsed = parse(subject_id)
-    found = owner(subject_id)
-    recipe = next(
-        (r for r in recipes if found is not None and r.id == found.rsplit("/", 1)[0]), None
-    )
-    if parsed is None or recipe is None or parsed[0].planted == "alignment":
+    if parsed is None or parsed[0].planted == "alignment":
         return None
     kind, shown = parsed
+    seq = next((i for i, r in enumerate(recipes) if r.id == kind.recipe_of(shown)), None)
     first_case = cases.get(shown) if kind.planted == "family" else None
-    if kind.planted == "family" and first_case is None:
+    if seq is None or (kind.planted == "family" and first_case is None):
         return None
-    seq = recipes.index(recipe)
     planting = _planting(
-        seq, recipe, first_example(seq), examples, scored_field, recipes, first_case
+        seq, recipes[seq], first_example(seq), examples, scored_field, recipes, first_case
     )
-    return next((tuple(c[1:]) for c in kind.plant(planting) if c[0] == subject_id), None)  # type: ignore[return-value]
+    return next(((r, c) for s, r, c in kind.plant(planting) if s == subject_id), None)
 
 
 def planted_per_recipe() -> int:
