@@ -34,8 +34,12 @@ from sane.records import Decision, Question, RunConfig
 
 
 async def ask(model: str, n: int, k: int, cache: Path) -> list[tuple[bool, list[Decision]]]:
-    """(keyed answer, the k votes' decisions) for the first n alignment questions."""
-    items = [item for item in questions(model, quick=True) if not item.direction][:n]
+    """(keyed answer, the k votes' decisions) for n alignment questions, half of them keyed
+    yes and half no (a model that leans one way agrees with itself more on one side)."""
+    claims = [item for item in questions(model, quick=True) if not item.direction]
+    right = [item for item in claims if item.truth is True]
+    wrong = [item for item in claims if item.truth is False]
+    items = [item for pair in zip(right, wrong, strict=False) for item in pair][:n]
     client = LLMClient(LLMSettings(cache_path=cache, timeout_s=1800))
     temperature = RunConfig.model_fields["oracle_temperature"].default
     panel = OraclePanel(client, [model], votes=k, temperature=temperature, sequential=False)

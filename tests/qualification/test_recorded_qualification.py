@@ -85,3 +85,19 @@ def test_only_an_embedded_models_quick_run_is_recorded(recorded_dir: Path) -> No
     with pytest.raises(ValueError, match="embedded"):
         recorded_module.record(remote, _config())
     assert recorded_module.recorded_qualification("openai/gpt-4o-mini", _config()) is None
+
+
+def test_every_committed_record_matches_the_questions_asked_now() -> None:
+    """A prompt change makes a recorded verdict stale (the model is asked again, minutes of
+    calls in every new cache): the change must come with a new measurement."""
+    recorded_module._stored.cache_clear()
+    committed = sorted(recorded_module.RECORDED_DIR.glob("*.json"))
+    assert committed, "the embedded oracle's verdict is recorded"
+    for path in committed:
+        model = json.loads(path.read_text(encoding="utf-8"))["model"]
+        config = RunConfig(model=model, oracle_models=[model])
+        assert recorded_module.recorded_qualification(model, config) is not None, (
+            f"{path.name} is stale: the questions or the model changed since it was measured; "
+            f"measure again with `sane qualify --oracle-model {model} --quick --no-recorded -f "
+            f"json --out q.json` and record it with `python -m sane.qualification.recorded q.json`"
+        )
