@@ -35,6 +35,8 @@ number ranked (1.0 = last).
 
     .venv/bin/python benchmarks/bench_ranking.py --quick        (offline, a minute or two)
     .venv/bin/python benchmarks/bench_ranking.py --questions    (the questions no label answers)
+    .venv/bin/python benchmarks/bench_ranking.py --quick --record-strong   (while a strong model
+        answers ../shared/tools/llm-loop-server.py --port 8931: records the strong suite)
 """
 
 from __future__ import annotations
@@ -106,9 +108,7 @@ def split(sets: dict[str, list[dict]], per_set: int, seed: int) -> tuple[list[di
 
 
 def targets(embedded: bool) -> list[dict]:
-    """The spec's targets: candidates first, then the null scorers (planted controls)."""
-    from sane.scorers.null_scorers import null_targets
-
+    """The spec's candidate targets."""
     found = [
         {"name": ref.replace("_", "-"), "kind": "python", "ref": f"ranking_targets:{ref}",
          "deterministic": True}
@@ -123,8 +123,7 @@ def targets(embedded: bool) -> list[dict]:
             {"name": n, "kind": "builtin", "metric": m, "reference_field": "source"}
             for n, m in EMBEDDED_TARGETS
         ]
-    found += [t.model_dump(exclude_defaults=True) | {"kind": t.kind} for t in null_targets()]
-    return found
+    return found  # the null scorers: `sane execute` plants them (sane.scorers.null_scorers)
 
 
 def write_spec(folder: Path, examples: list[dict], embedded: bool) -> Path:
@@ -219,23 +218,30 @@ def print_questions(spec: Path, suite: Path, cache: Path, cases: int, review: Pa
 # ------------------------------------------------------------------ suite (b): a strong model
 
 
-def strong_suite(spec: Path, suite: Path, cache: Path) -> bool:
-    """The strong model's suite replayed from its recorded cache (no call is made: every
-    reply must be in it); False when no recording exists. The recorded command is
-    STRONG_COMMAND, run through the bridge with `--cache` at that file."""
-    if not cache.exists():
+def strong_suite(spec: Path, suite: Path, cache: Path, *, record: bool = False) -> bool:
+    """The strong model's suite, replayed from its recorded cache (no call is made: every
+    reply must be in it); False when no recording exists. With ``record`` the calls go to the
+    bridge at STRONG_BASE and their replies are written to ``cache`` (`--record-strong`)."""
+    if not cache.exists() and not record:
         return False
-    if not suite.exists():
+    if record:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+    if not suite.exists() or record:
+        budget = [] if record else ["--max-calls", "0"]
         code = sane("generate", str(spec), "--suite", str(suite), *STRONG_OPTIONS,
-                    "--api-base", STRONG_BASE, "--cache", str(cache), "--max-calls", "0")  # fmt: skip
+                    "--api-base", STRONG_BASE, "--cache", str(cache), *budget)  # fmt: skip
         if code != 0:
             print(f"strong: the recording at {cache} does not replay (exit {code}); skipped")
             return False
     return True
 
 
-STRONG_OPTIONS = ["--model", STRONG_MODEL, "--capabilities", "4", "--recipes", "3",
-                  "--cases", "4", "--llm-timeout", "3000", "--concurrency", "64"]  # fmt: skip
+# The oracle qualified on the recorded strong-model fixture (tests/fixtures/strong_model:
+# quick 131/131), so the suite skips qualifying it again.
+# One vote per question: a careful strong model answers a question the same way each time.
+STRONG_OPTIONS = ["--model", STRONG_MODEL, "--capabilities", "4", "--recipes", "2",
+                  "--cases", "5", "--votes", "1", "--skip-qualify", "--llm-timeout", "3000",
+                  "--concurrency", "64"]  # fmt: skip
 
 
 # ------------------------------------------------------------------ measuring
@@ -244,13 +250,19 @@ STRONG_OPTIONS = ["--model", STRONG_MODEL, "--capabilities", "4", "--recipes", "
 def human_agreement(suite: Path, held_out: dict[str, list[dict]], folder: Path) -> dict:
     """target -> mean over the QAGS sets of Spearman's rho with the labels on held-out items."""
     from sane.analyses.human_alignment import human_benchmark
+    from sane.suites.store import SuiteStore
 
+    store = SuiteStore(suite, readonly=True)
+    try:  # the candidates and the planted null scorers alike
+        names = [t.config.name for t in store.targets()]
+    finally:
+        store.close()
     per_set = {}
     for name, rows in held_out.items():
         path = folder / f"held_out_{name}.jsonl"  # a working copy under --out, not the project
         path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
         per_set[name] = human_benchmark(
-            suite, path, label_field="label", trust_suite_code=True, seed=0
+            suite, path, label_field="label", trust_suite_code=True, seed=0, targets=names
         ).values
     names = set.intersection(*(set(values) for values in per_set.values()))
     return {n: sum(values[n] for values in per_set.values()) / len(per_set) for n in names}
@@ -259,47 +271,37 @@ def human_agreement(suite: Path, held_out: dict[str, list[dict]], folder: Path) 
 def measure(suite: Path, human: dict[str, float]) -> dict:
     """One suite's rankings against human agreement, and where the null scorers fall."""
     from sane import api
-    from sane.reporting._default_score import snapshot_default_scores
     from sane.stats import rank_correlation
-    from sane.suites.store import SuiteStore
 
     report = api.report(suite)
-    store = SuiteStore(suite, readonly=True)
-    try:
-        default = snapshot_default_scores(store.snapshot())
-    finally:
-        store.close()
+    planted = report.planted_targets
+    assert planted is not None, "sane execute plants the null scorers"
     scores = {
-        "pass_rate": {n: t.pass_rate for n, t in report.targets.items() if t.pass_rate is not None},
-        "default_score": {n: s.value for n, s in default.items() if s.value is not None},
+        "pass_rate": {n: t.pass_rate for n, t in report.targets.items()},
+        "default_score": {n: s.value for n, s in report.default_scores.items()},
     }
-    nulls = sorted(n for n in report.targets if n.startswith("null-"))
     out: dict = {"cases": report.validity.joint_valid_cases,
-                 "families": report.validity.validated_families}  # fmt: skip
+                 "families": report.validity.validated_families,
+                 "constant_pass_rate": planted.constant_pass_share,
+                 "not_shown_better": planted.not_shown_better}  # fmt: skip
     for score, values in scores.items():
-        candidates = {n: v for n, v in values.items() if n not in nulls}
+        candidates = {n: v for n, v in values.items() if v is not None}
         rc = rank_correlation(candidates, human, seed=0)
-        order = sorted(values, key=lambda n: -values[n])
+        field = "place_by_" + score
         out[score] = {
             "spearman": rc.spearman, "spearman_ci": rc.spearman_ci, "kendall": rc.kendall,
             "kendall_ci": rc.kendall_ci, "n": rc.n, "note": rc.note,
-            # a null scorer's place among every ranked target, 1 = top (ties share the best)
-            "null_places": {n: 1 + sum(values[m] > values[n] for m in values) for n in nulls
-                            if n in values},
-            "ranked": len(order), "order": order,
+            # a null scorer's place among the candidates, 1 = top (ties share the better place)
+            "null_places": {p.target: getattr(p, field) for p in planted.scorers},
+            "ranked": len(candidates) + 1,
+            "order": sorted(candidates, key=lambda n: -candidates[n]),
         }  # fmt: skip
-    constant = default.get("null-constant")
-    out["constant_pass_rate"] = report.targets["null-constant"].pass_rate
-    out["constant_pass_share_by_kind"] = constant.constant_pass_share if constant else None
     place = out["default_score"]["null_places"].get("null-constant")
+    # the constant scorer's place by the default score over the candidates and itself (1.0: last)
     out["constant_rank_fraction"] = (
-        place / out["default_score"]["ranked"] if place is not None else None
-    )  # None: the score is undefined for it (it passes no discriminating case only if none exist)
-    out["stability"] = {
-        n: (t.stability_sensitivity.stability, t.stability_sensitivity.sensitivity)
-        for n, t in report.targets.items()
-        if getattr(t, "stability_sensitivity", None) is not None
-    }
+        None if place is None else place / out["default_score"]["ranked"]
+    )
+    out["stability"] = {n: (t.stability, t.sensitivity) for n, t in report.targets.items()}
     return out
 
 
@@ -309,15 +311,18 @@ def _fmt(value: float | None) -> str:
 
 def show(name: str, result: dict, human: dict[str, float]) -> None:
     print(f"\n== suite {name}: {result['families']} validated families, {result['cases']} cases")
-    print(f"constant scorer passes {result['constant_pass_rate']:.3f} of the judged cases "
-          f"(non-discriminating share {result['constant_pass_share_by_kind']:.3f})")  # fmt: skip
+    print(f"constant scorer passes {result['constant_pass_rate']:.3f} of the judged cases; "
+          f"not shown better than it (McNemar): {len(result['not_shown_better'])} of "
+          f"{len(result['stability'])} candidates")  # fmt: skip
     for score in ("pass_rate", "default_score"):
         r = result[score]
         ci = lambda c: "[-]" if c is None else f"[{c[0]:+.2f}, {c[1]:+.2f}]"
         print(f"  {score:14s} Spearman {_fmt(r['spearman'])} {ci(r['spearman_ci'])}  "
               f"Kendall {_fmt(r['kendall'])} {ci(r['kendall_ci'])}  over {r['n']} candidates; "
-              f"null scorers at {r['null_places']} of {r['ranked']}")  # fmt: skip
+              f"null scorers' places {r['null_places']} of {r['ranked']}")  # fmt: skip
         print("    order: " + ", ".join(r["order"]))
+    print("  stability / sensitivity: " + ", ".join(
+        f"{n} {_fmt(s)}/{_fmt(v)}" for n, (s, v) in sorted(result["stability"].items())))  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -331,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=4)
     parser.add_argument("--questions", action="store_true",
                         help="print the operator suite's questions the review file leaves open")  # fmt: skip
+    parser.add_argument("--record-strong", action="store_true",
+                        help="generate the strong suite through the bridge, recording its replies "
+                        "at --strong-cache (a strong model must answer the bridge)")  # fmt: skip
     args = parser.parse_args(argv)
     sets = load_qags(args.qags)
     examples, held_out = split(sets, args.examples, seed=0)
@@ -345,8 +353,11 @@ def main(argv: list[str] | None = None) -> int:
     suites = {"operators": person}
     if missing:
         print(f"operators: {len(missing)} question(s) have no recorded answer (--questions)")
-    if strong_suite(spec, args.out / "strong.db", args.strong_cache):
-        suites["strong"] = args.out / "strong.db"
+    strong = args.out / "strong.db"
+    if args.record_strong:
+        return 0 if strong_suite(spec, strong, args.strong_cache, record=True) else 1
+    if strong_suite(spec, strong, args.strong_cache):
+        suites["strong"] = strong
     else:
         print(f"strong: no recording at {args.strong_cache}; skipped")
     results, human = {}, {}

@@ -325,10 +325,15 @@ def execute(
     A python target runs only when ``spec`` declares it or ``trust_suite_code`` is true (and
     then only if its module file is the one the suite recorded); any other is not imported,
     and ``notice`` is told its name (default: a warning).
+
+    The null scorers (sane.scorers.null_scorers: a constant, seeded noise, a length count)
+    are planted among the suite's targets and run every time, whatever targets are named:
+    reports place the ranking against them and never rank them as candidates.
     """
     from sane.llm import require_prices
     from sane.pipeline import workflow
     from sane.pipeline.run_config import execute_config
+    from sane.scorers.null_scorers import plant
     from sane.scorers.suite_targets import NOT_RUN, CodeTrust
 
     if config is None:
@@ -349,7 +354,12 @@ def execute(
         if spec is not None:
             trust = dataclasses.replace(trust, declared=frozenset(add_targets(store, spec)))
         client = _client(store, llm)
-        chosen, not_run = build_targets(store, client, config.targets, trust)
+        planted = plant(store)  # the null scorers run beside the user's targets, always
+        names = config.targets and [
+            *config.targets,
+            *(n for n in planted if n not in config.targets),
+        ]
+        chosen, not_run = build_targets(store, client, names, trust)
         for name in not_run:
             notice(f"{name}: {NOT_RUN} (give its spec with --spec, or --trust-suite-code)")
         if not_run and not chosen:
@@ -372,7 +382,8 @@ def execute(
         )
         before = {_made_by(e) for e in store.executions()}
         asyncio.run(workflow.run(context, "execute"))
-        results = [e for e in store.executions() if e.target in chosen]
+        # the user's targets' results: the planted controls are stored, and reported apart
+        results = [e for e in store.executions() if e.target in chosen and e.target not in planted]
         return Executions(results, new=[e for e in results if _made_by(e) not in before])
     finally:
         store.close()

@@ -42,6 +42,7 @@ from sane.records import (
     Verdict,
 )
 from sane.spreadsheet_cells import safe_cell
+from sane.target_kind import is_control
 from sane.validators.families import executable_cases
 
 ExportFormat = Literal["jsonl", "csv"]
@@ -145,8 +146,10 @@ def export_cases(
     capabilities = {capability.id: capability for capability in snapshot.capabilities}
     calls = snapshot.transcripts if transcripts is None else transcripts
     executions: dict[str, list[ExecutionRecord]] = {}
+    planted = {t.config.name for t in snapshot.targets if is_control(t.config)}
     for execution in snapshot.executions:
-        executions.setdefault(execution.case_id, []).append(execution)
+        if execution.target not in planted:  # the null scorers are reported apart
+            executions.setdefault(execution.case_id, []).append(execution)
     exported = []
     for recipe, case in validated_cases(snapshot):
         capability = capabilities.get(recipe.capability_id)

@@ -207,6 +207,9 @@ class TargetKind:
       spec given on this run, or `--trust-suite-code`, after this check). None: it runs no
       code of the suite's.
     - `judge`: it is an LLM judge (a rubric sent to a model), which an Inspect task can run.
+    - `control`: a planted control, not a candidate (a null scorer that never reads for
+      meaning): every execution runs it, and reports place it apart, never ranking it among
+      the user's targets (sane.scorers.null_scorers).
     """
 
     name: str
@@ -216,6 +219,7 @@ class TargetKind:
     freeze: Callable[[Any, Path], Frozen] = _nothing_to_freeze
     verify_code: Callable[[Any, str], None] | None = None
     judge: bool = False
+    control: bool = False
 
     @property
     def runs_code(self) -> bool:
@@ -232,6 +236,12 @@ def register_target_kind(kind: TargetKind) -> TargetKind:
 
 def kind_of(config: TargetConfig) -> TargetKind:
     return TARGET_KINDS[config.kind]
+
+
+def is_control(config: TargetConfig) -> bool:
+    """Whether a target is a planted control (its kind says so), not a candidate."""
+    kind = TARGET_KINDS.get(config.kind)
+    return kind is not None and kind.control
 
 
 class _UnknownKind(TargetConfig):

@@ -31,6 +31,7 @@ from sane.scorers.execute import normalise, score_variants
 from sane.scorers.suite_targets import NOT_RUN, CodeTrust
 from sane.stats import LabelAgreement, label_agreement, rogan_gladen
 from sane.suites.store import SuiteStore
+from sane.target_kind import is_control
 
 BINARY_WORDS = {"1": 1.0, "0": 0.0, "true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0}
 BATCH = 16
@@ -303,7 +304,9 @@ def human_benchmark(
             seed=seed,
         )
         client = LLMClient(llm or LLMSettings())
-        names = list(targets) if targets else sorted({e.target for e in store.executions()})
+        controls = {t.config.name for t in store.targets() if is_control(t.config)}
+        executed = {e.target for e in store.executions()} - controls  # candidates only
+        names = list(targets) if targets else sorted(executed)
         chosen, not_run = build_targets(
             store, client, names or None, CodeTrust(suite_code=trust_suite_code)
         )

@@ -154,6 +154,13 @@ def check(
             help="Least pass rate (0-1) of every target, or of TARGET; repeatable.",
         ),
     ] = None,
+    require_better_than_constant: Annotated[
+        bool,
+        typer.Option(
+            help="Fail a target that no paired test shows better than the planted constant "
+            "scorer (a scorer that never moves; every sane execute runs it)."
+        ),
+    ] = False,
     min_certification: Annotated[
         float | None,
         typer.Option(
@@ -216,6 +223,7 @@ def check(
             "require_qualified_oracle": require_qualified_oracle or None,
             "max_inflation": max_inflation,
             "min_certification": min_certification,
+            "require_better_than_constant": require_better_than_constant or None,
             "min_pass_rate": every,
             "min_pass_rate_per_target": per_target,
         }
@@ -232,8 +240,8 @@ def check(
                 "--max-faults",
                 "give at least one limit (--max-faults, --max-faults-per-requirement, "
                 "--max-errors, --min-pass-rate, --max-control-false-accept, "
-                "--require-qualified-oracle, --max-inflation, --min-certification, or a "
-                "--config file of them)",
+                "--require-qualified-oracle, --max-inflation, --min-certification, "
+                "--require-better-than-constant, or a --config file of them)",
             )
         report = (
             _human_report(

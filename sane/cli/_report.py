@@ -34,7 +34,7 @@ from sane.reporting.formatting import rank as rank_label
 
 if TYPE_CHECKING:
     from sane.reporting import GroupSummary, HumanAlignment, RankingEntry, Report
-    from sane.stats import PairedComparison, Prevalence, Rate
+    from sane.stats import BalancedScore, PairedComparison, Prevalence, Rate
 
 FORMATS = ("summary", "json", "md", "html")
 
@@ -320,6 +320,12 @@ def rank(
                 for k, v in result.ranking_by_capability.items()
             },
             "span_by_requirement": result.span_by_requirement,
+            "default_scores": {
+                name: score.model_dump(mode="json") for name, score in result.default_scores.items()
+            },
+            "planted_targets": (
+                result.planted_targets.model_dump(mode="json") if result.planted_targets else None
+            ),
             "human_alignment": (
                 result.human_alignment.model_dump(mode="json") if result.human_alignment else None
             ),
@@ -418,16 +424,20 @@ def rank_tables(result: Report) -> list[Table]:
     tables = []
     main = Table(title=f"Ranking: {result.suite.scorer} (pass-rate span {_fmt(result.span)})")
     robust = ROBUSTNESS in result.ranking_by_requirement
-    columns = ["rank", "target", "pass rate", "95% CI", "judged cases", "errors"]
+    columns = ["rank", "target", "pass rate", "95% CI", "default score [95% CI]"]
+    columns += ["stability / sensitivity", "judged cases", "errors"]
     for column in columns + ([f"{ROBUSTNESS} (oracle-free)"] if robust else []):
         main.add_column(column)
     for entry in result.ranking:
-        line = result.targets[entry.target].by_requirement.get(ROBUSTNESS)
+        summary = result.targets[entry.target]
+        line = summary.by_requirement.get(ROBUSTNESS)
         main.add_row(
             rank_label(entry),
             entry.target,
             _fmt(entry.pass_rate),
             _interval_cell(entry),
+            _default_cell(result.default_scores.get(entry.target)),
+            f"{_fmt(summary.stability)} / {_fmt(summary.sensitivity)}",
             str(entry.cases),
             str(entry.errors),
             *([_robustness_cell(line)] if robust else []),
@@ -461,9 +471,32 @@ def rank_tables(result: Report) -> list[Table]:
 
 
 def ranking_notes(result: Report) -> list[str]:
-    """Per target, why it is not ranked or that its scores barely move (sane.reporting._health):
-    below a table rather than in a column, so the table keeps to a terminal's width."""
-    return [f"{e.target}: {e.note}" for e in result.ranking if e.note]
+    """Where the planted null scorers fall and who is not shown better than the constant one
+    (sane.reporting._planted), then per target why it is not ranked or that its scores barely
+    move (sane.reporting._health): below a table rather than in a column, so the table keeps
+    to a terminal's width."""
+    from sane.reporting import NOT_SHOWN_BETTER
+
+    notes = []
+    planted = result.planted_targets
+    if planted is not None:
+        if planted.not_shown_better:
+            notes.append(f"{NOT_SHOWN_BETTER}: " + ", ".join(planted.not_shown_better))
+        places = "; ".join(
+            f"{s.target} would rank {s.place_by_pass_rate or '-'} by pass rate and "
+            f"{s.place_by_default_score or '-'} by default score, of {s.candidates + 1}"
+            for s in planted.scorers
+        )
+        notes.append(f"planted null scorers (not candidates): {places}")
+        notes += planted.warnings
+    return notes + [f"{e.target}: {e.note}" for e in result.ranking if e.note]
+
+
+def _default_cell(score: BalancedScore | None) -> str:
+    """The default score: the balanced pass rate over discriminating cases, with its interval."""
+    if score is None or score.value is None:
+        return "-"
+    return f"{score.value:.3f} {_fmt_ci(score.ci)} ({score.discriminating_cases})"
 
 
 def _interval_cell(entry: RankingEntry) -> str:

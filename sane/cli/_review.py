@@ -59,7 +59,7 @@ def import_(
     file: Annotated[Path, typer.Argument(help="Labelled review file (.csv or .jsonl).")],
 ) -> None:
     """Store the human labels of a review file in the suite (blank labels are skipped)."""
-    from sane.review import read_labels, save_labels
+    from sane.review import control_subjects, read_labels, save_labels
     from sane.suites.store import SuiteStore
 
     with errors_to_exit_codes():
@@ -67,9 +67,16 @@ def import_(
         store = SuiteStore(suite, writer=True)  # the writer lock: no run writes meanwhile
         try:
             snapshot = store.snapshot()
+            planted = control_subjects(snapshot)  # a control's opaque id -> its subject
+            labels = [
+                label.model_copy(update={"item_id": planted[label.item_id]})
+                if label.question is Question.realization and label.item_id in planted
+                else label
+                for label in labels
+            ]
             known = {
                 Question.alignment: {r.id for r in snapshot.recipes},
-                Question.realization: {c.id for c in snapshot.cases},
+                Question.realization: {c.id for c in snapshot.cases} | set(planted.values()),
                 Question.applicability: {c.id for c in snapshot.cases},
             }
             for label in labels:

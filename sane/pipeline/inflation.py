@@ -20,6 +20,7 @@ from sane.pipeline.execution import TOLERANCE_SAMPLE, timeout_of, tolerance_of
 from sane.records import Stage
 from sane.scorers.base import Target
 from sane.scorers.execute import normalise, score_variants
+from sane.target_kind import is_control
 
 
 async def search_inflation(ctx: RunContext) -> dict[str, SearchResult]:
@@ -101,7 +102,10 @@ async def search_inflation(ctx: RunContext) -> dict[str, SearchResult]:
         ctx.progress(stage, config.budget, config.budget)
         results[name] = result
 
-    await run_all(Stage.inflation.label, list(ctx.targets.items()), one, no_progress)
+    # the planted null scorers are controls of the ranking, not candidates to search
+    planted = {t.config.name for t in ctx.store.targets() if is_control(t.config)}
+    searched = [(name, target) for name, target in ctx.targets.items() if name not in planted]
+    await run_all(Stage.inflation.label, searched, one, no_progress)
     return results
 
 

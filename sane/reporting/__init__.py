@@ -25,6 +25,8 @@ _EXPORTS = {
     "HumanAlignment": "sane.reporting._models",
     "Limits": "sane.reporting._gate",
     "LiveOptions": "sane.reporting._html",
+    "NOT_SHOWN_BETTER": "sane.reporting._planted",
+    "PlantedTargets": "sane.reporting._planted",
     "RankingEntry": "sane.reporting._models",
     "Report": "sane.reporting._models",
     "ReportContext": "sane.reporting._build",
@@ -47,6 +49,7 @@ _EXPORTS = {
     "register_section": "sane.reporting.sections",
 }
 __all__ = [
+    "NOT_SHOWN_BETTER",
     "CallSummary",
     "CallTotals",
     "CapabilitySummary",
@@ -61,6 +64,7 @@ __all__ = [
     "HumanAlignment",
     "Limits",
     "LiveOptions",
+    "PlantedTargets",
     "RankingEntry",
     "Report",
     "ReportContext",

@@ -59,8 +59,16 @@ from sane.reporting._models import (
     SuiteInfo,
     TargetSummary,
 )
+from sane.reporting._planted import (
+    CONSTANT,
+    NOT_SHOWN_BETTER,
+    PlantedTargets,
+    default_scores,
+    planted_targets,
+)
 from sane.reporting.sections import SECTIONS, ReportSection, register_section
 from sane.stats import (
+    BalancedScore,
     LabelAgreement,
     PairedComparison,
     ThresholdRow,
@@ -78,6 +86,7 @@ from sane.stats import (
     stability_sensitivity,
     threshold_sensitivity,
 )
+from sane.target_kind import is_control
 from sane.validators.families import (
     aligned_recipe_ids,
     count_families,
@@ -767,15 +776,30 @@ class ReportContext:
         any other was left out."""
         return _counted_executions(self.snapshot, self.validity, self.cases)
 
+    @cached_property
+    def planted(self) -> frozenset[str]:
+        """The planted target controls (null scorers): run, never ranked as candidates."""
+        return frozenset(t.config.name for t in self.snapshot.targets if is_control(t.config))
+
     @property
     def runs(self) -> list[ExecutionRecord]:
-        return self.counted[0]
+        """The counted executions of the user's targets (the planted controls' apart)."""
+        return [e for e in self.counted[0] if e.target not in self.planted]
+
+    @cached_property
+    def default_scores(self) -> dict[str, BalancedScore]:
+        return default_scores(self)
+
+    @cached_property
+    def planted_targets(self) -> PlantedTargets | None:
+        return planted_targets(self)
 
     @cached_property
     def by_target(self) -> dict[str, list[ExecutionRecord]]:
         by_target = _by(self.runs, lambda e: e.target)
         for name in [*self.snapshot.tolerances, *(r.target for r in self.snapshot.inflation)]:
-            by_target.setdefault(name, [])
+            if name not in self.planted:
+                by_target.setdefault(name, [])
         return by_target
 
     @cached_property
@@ -785,6 +809,8 @@ class ReportContext:
             for name, group in sorted(self.by_target.items())
         }
         for result in self.snapshot.inflation:
+            if result.target not in targets:  # a planted control's (never searched now)
+                continue
             line = _robustness(result, self.boot)
             if line is not None:  # beside the requirements, so every ranking and heatmap shows it
                 targets[result.target].by_requirement[ROBUSTNESS] = line
@@ -881,7 +907,18 @@ def _suite_info(context: ReportContext) -> SuiteInfo:
 
 def _findings(context: ReportContext) -> Findings:
     ranked = {e.target: context.targets[e.target] for e in context.ranking}
-    return build_findings(ranked, context.snapshot.inflation, context.funnel, context.review)
+    found = build_findings(ranked, context.snapshot.inflation, context.funnel, context.review)
+    planted = context.planted_targets
+    flagged = set(planted.not_shown_better) if planted else set()
+    targets = [
+        t.model_copy(
+            update={"headline": f"{t.target}: {NOT_SHOWN_BETTER} ({CONSTANT}). {t.headline}"}
+        )
+        if t.target in flagged
+        else t
+        for t in found.targets
+    ]
+    return found.model_copy(update={"targets": targets})
 
 
 def _by_capability(context: ReportContext) -> dict[str, list[SliceRankingEntry]]:
@@ -925,7 +962,13 @@ def _transcripts(context: ReportContext) -> dict[str, Transcript]:
 
 
 def _warnings(context: ReportContext) -> list[str]:
-    return context.validity.warnings + context.counted[1] + _transcript_warnings(context.snapshot)
+    planted = context.planted_targets
+    return (
+        context.validity.warnings
+        + context.counted[1]
+        + _transcript_warnings(context.snapshot)
+        + (planted.warnings if planted else [])
+    )
 
 
 # sane's own sections, in the order of the report's fields
@@ -939,6 +982,10 @@ for _section in (
     ReportSection("span", lambda c: _span(c.ranking)),
     ReportSection("ranking_by_requirement", lambda c: c.ranking_by_requirement),
     ReportSection("ranking_by_capability", _by_capability),
+    ReportSection("planted_targets", lambda c: c.planted_targets),
+    ReportSection(
+        "default_scores", lambda c: {n: s for n, s in c.default_scores.items() if n in c.targets}
+    ),
     ReportSection(
         "span_by_requirement",
         lambda c: {req: _span(entries) for req, entries in c.ranking_by_requirement.items()},
@@ -953,7 +1000,7 @@ for _section in (
     ReportSection("calls", lambda c: _calls(c.snapshot)),
     ReportSection(
         "not_executed",
-        lambda c: sorted({t.name for t in c.snapshot.spec.targets} - set(c.targets)),
+        lambda c: sorted({t.name for t in c.snapshot.spec.targets} - set(c.targets) - c.planted),
     ),
     ReportSection("review", lambda c: c.review),
     ReportSection("health", lambda c: c.health),

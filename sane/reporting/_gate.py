@@ -52,11 +52,14 @@ class Limits(BaseModel):
     max_inflation: float | None = Field(default=None, ge=0.0, le=1.0)
     # the least Wilson lower bound of TPR and TNR against human labels (sane rank --certify-at)
     min_certification: float | None = Field(default=None, ge=0.0, le=1.0)
+    # every target must be shown better than the planted constant scorer by a paired test
+    require_better_than_constant: bool = False
 
     def any(self) -> bool:
         return (
             self.per_target()
             or self.min_certification is not None
+            or self.require_better_than_constant
             or self.max_control_false_accept is not None
             or self.require_qualified_oracle
             or self.max_inflation is not None
@@ -179,6 +182,26 @@ def _inflation_checks(
     return checks
 
 
+def _constant_checks(report: Report, targets: list[str] | None, problems: list[str]) -> list[Check]:
+    """1 where a paired test shows the target better than the planted constant scorer,
+    0 where none does ("not shown better than a scorer that never moves")."""
+    planted = report.planted_targets
+    if planted is None or planted.constant_pass_share is None:
+        problems.append("no planted null scorers in this suite: run `sane execute` again")
+        return []
+    flagged = set(planted.not_shown_better)
+    return [
+        Check(
+            target=name,
+            measure="shown better than a scorer that never moves",
+            value=float(name not in flagged),
+            limit=1.0,
+            bound="min",
+        )
+        for name in (list(targets) if targets else sorted(report.targets))
+    ]
+
+
 def _certification_checks(
     report: Report, bar: float, targets: list[str] | None, problems: list[str]
 ) -> list[Check]:
@@ -255,6 +278,8 @@ def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -
         )
     if limits.max_inflation is not None:
         checks += _inflation_checks(report, limits.max_inflation, targets, problems)
+    if limits.require_better_than_constant:
+        checks += _constant_checks(report, targets, problems)
     if limits.min_certification is not None:
         checks += _certification_checks(report, limits.min_certification, targets, problems)
     if limits.require_qualified_oracle:

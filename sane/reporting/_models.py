@@ -17,7 +17,9 @@ from sane.qualification_record import QualificationStatus
 from sane.records import Transcript
 from sane.reporting._findings import Findings
 from sane.reporting._health import TargetHealth
+from sane.reporting._planted import PlantedTargets
 from sane.stats import (
+    BalancedScore,
     ConfigSensitivity,
     LabelAgreement,
     OrderingStats,
@@ -344,6 +346,10 @@ class Report(Record):
     span: float | None = None
     ranking_by_requirement: dict[str, list[SliceRankingEntry]] = Field(default_factory=dict)
     ranking_by_capability: dict[str, list[SliceRankingEntry]] = Field(default_factory=dict)
+    # the null scorers every execution runs beside the targets (sane.reporting._planted)
+    planted_targets: PlantedTargets | None = None
+    # each target's default score: the balanced pass rate over discriminating cases
+    default_scores: dict[str, BalancedScore] = Field(default_factory=dict)
     span_by_requirement: dict[str, float | None] = Field(default_factory=dict)
     human_alignment: HumanAlignment | None = None
     threshold_sensitivity: list[ThresholdRow] = Field(default_factory=list)

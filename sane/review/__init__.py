@@ -17,7 +17,15 @@ and measure the panel's agreement with the humans (the SANE paper's missing piec
 
 from sane.review._apply import ApplyResult, apply_labels
 from sane.review._files import read_labels, write_items
-from sane.review._items import PanelCall, ReviewItem, panel_call_keys, review_items, sample_items
+from sane.review._items import (
+    PanelCall,
+    ReviewItem,
+    control_subjects,
+    panel_call_keys,
+    planted_controls,
+    review_items,
+    sample_items,
+)
 from sane.review._labels import HumanLabel, load_labels, save_labels
 from sane.review._page import ANSWER_PATH, TOKEN_HEADER, render_review_page, review_status
 from sane.review._panel_agreement import (
@@ -50,9 +58,11 @@ __all__ = [
     "answer_question",
     "apply_labels",
     "cohen_kappa",
+    "control_subjects",
     "load_labels",
     "page_answers",
     "panel_call_keys",
+    "planted_controls",
     "read_labels",
     "render_agreement",
     "render_review_page",

@@ -7,12 +7,24 @@ seeded so an export can be repeated exactly.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sane.records import Decision, PanelDecision, Question, SuiteSnapshot, Transcript, Vote
+from sane.agents.cases import example_for
+from sane.panel import controls
+from sane.records import (
+    Case,
+    Decision,
+    PanelDecision,
+    Question,
+    Recipe,
+    SuiteSnapshot,
+    Transcript,
+    Vote,
+)
 
 # What the human is asked; the oracle panel answered the same question.
 QUESTION_TEXT: dict[Question, str] = {
@@ -95,29 +107,78 @@ def panel_call_keys(snapshot: SuiteSnapshot, question: Question) -> set[str]:
     return {key for decision in decisions for vote in decision.votes for key in vote.transcripts}
 
 
+def planted_controls(snapshot: SuiteSnapshot) -> dict[str, list[tuple[str, Recipe, Case]]]:
+    """The suite's planted realization controls by owner (a recipe's or a case's id): each
+    control's subject id and the recipe and case it showed the panel, rebuilt exactly (those
+    that cannot be are left out). The review page and the review file put each one to the
+    person beside its owner, unmarked, as the panel was asked it."""
+    cases = {case.id: case for case in snapshot.cases}
+    scored = snapshot.spec.scored_field
+
+    def first_example(seq: int) -> int:
+        return example_for(seq, 0, len(snapshot.examples))
+
+    planted: dict[str, list[tuple[str, Recipe, Case]]] = {}
+    for subject in sorted(snapshot.realization):
+        owner = controls.owner(subject)
+        if owner is None:
+            continue
+        rebuilt = controls.rebuild(
+            subject, snapshot.recipes, cases, snapshot.examples, scored, first_example
+        )
+        if rebuilt is not None:
+            planted.setdefault(owner, []).append((subject, *rebuilt))
+    return planted
+
+
+def control_item_id(subject: str) -> str:
+    """A control's id in a review file: opaque, so the file does not tell the person which
+    items are controls (a planted subject id names its kind)."""
+    return "item-" + hashlib.sha256(subject.encode("utf-8")).hexdigest()[:12]
+
+
+def control_subjects(snapshot: SuiteSnapshot) -> dict[str, str]:
+    """A review file's control item id -> the control's subject id (for the import)."""
+    return {
+        control_item_id(subject): subject
+        for planted in planted_controls(snapshot).values()
+        for subject, _, _ in planted
+    }
+
+
 def review_items(
     snapshot: SuiteSnapshot,
     question: Question,
     transcripts: Mapping[str, Transcript] | None = None,
 ) -> list[ReviewItem]:
     """Every decision the panel made on ``question``, in the suite's order; with
-    ``transcripts`` (the suite's, by key), each item carries its votes' prompts and answers."""
+    ``transcripts`` (the suite's, by key), each item carries its votes' prompts and answers.
+    Realization items include the planted controls, each after its owner (a recipe's after
+    the recipe's cases begin, a family's after its case) under an opaque id, as the review
+    page asks them, so a fully reviewed suite has its controls answered."""
     decisions = _decisions(snapshot, question)
     recipes = {recipe.id: recipe for recipe in snapshot.recipes}
     capabilities = {c.id: c.name for c in snapshot.capabilities}
     if question is Question.alignment:
-        subjects = [(recipe.id, recipe.id, None) for recipe in snapshot.recipes]
+        subjects = [(recipe.id, recipe, None) for recipe in snapshot.recipes]
     else:
-        subjects = [(case.id, case.recipe_id, case) for case in snapshot.cases]
+        planted = planted_controls(snapshot) if question is Question.realization else {}
+        subjects = []
+        for recipe in snapshot.recipes:
+            subjects += [(s, r, c) for s, r, c in planted.get(recipe.id, [])]
+        for case in snapshot.cases:
+            subjects.append((case.id, recipes.get(case.recipe_id), case))
+            subjects += [(s, r, c) for s, r, c in planted.get(case.id, [])]
     items = []
-    for subject_id, recipe_id, case in subjects:
+    for subject_id, recipe, case in subjects:
         decision = decisions.get(subject_id)
-        recipe = recipes.get(recipe_id)
         if decision is None or recipe is None:
             continue
         items.append(
             ReviewItem(
-                item_id=subject_id,
+                item_id=control_item_id(subject_id)
+                if controls.owner(subject_id) is not None
+                else subject_id,
                 question=question,
                 prompt=QUESTION_TEXT[question],
                 criterion=snapshot.spec.criterion.strip(),

@@ -24,13 +24,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sane.agents.cases import example_for
 from sane.errors import InputError
-from sane.panel import controls
 from sane.panel.ballots import direction_ballot
 from sane.records import Case, Decision, PairRelation, Question, Recipe, SuiteSnapshot
 from sane.relations import formula
 from sane.review._apply import ApplyResult, apply_labels
+from sane.review._items import planted_controls
 from sane.review._labels import TABLE as LABELS
 from sane.review._labels import HumanLabel, save_labels
 from sane.suites.store import SuiteStore
@@ -118,26 +117,13 @@ def review_questions(
     controls built from it (a person cannot tell the controls from the rest)."""
     answers = answers or {}
     recipes = {recipe.id: recipe for recipe in snapshot.recipes}
-    cases = {case.id: case for case in snapshot.cases}
     scored = snapshot.spec.scored_field
-    planted: dict[str, list[str]] = {}  # recipe or case id -> its control subjects
-    for subject in snapshot.realization:
-        owner = controls.owner(subject)
-        if owner is not None:
-            planted.setdefault(owner, []).append(subject)
+    planted = planted_controls(snapshot)  # recipe or case id -> its controls, rebuilt
     asked: list[ReviewQuestion] = []
 
-    def first_example(seq: int) -> int:
-        return example_for(seq, 0, len(snapshot.examples))
-
     def add_controls(owner: str) -> None:
-        for subject in sorted(planted.get(owner, [])):
-            rebuilt = controls.rebuild(
-                subject, snapshot.recipes, cases, snapshot.examples, scored, first_example
-            )
-            if rebuilt is not None:
-                recipe, case = rebuilt
-                asked.append(_question(subject, Question.realization, recipe, case, scored))
+        for subject, recipe, case in planted.get(owner, []):
+            asked.append(_question(subject, Question.realization, recipe, case, scored))
 
     for recipe in snapshot.recipes:
         asked.append(_question(recipe.id, Question.alignment, recipe, None, scored))

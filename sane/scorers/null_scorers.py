@@ -24,11 +24,15 @@ import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from sane.records import OutputContract, TargetConfig
 from sane.scorers.base import BuildContext
 from sane.target_kind import TargetKind, register_target_kind
+
+if TYPE_CHECKING:
+    from sane.suites.store import SuiteStore
 
 NULL_KIND = "null_scorer"
 
@@ -98,9 +102,28 @@ def _build(config: NullConfig, context: BuildContext) -> NullScorer:
     )
 
 
-NULL = register_target_kind(TargetKind(name=NULL_KIND, config=NullConfig, build=_build))
+NULL = register_target_kind(
+    TargetKind(name=NULL_KIND, config=NullConfig, build=_build, control=True)
+)
+
+
+CONSTANT = "null-constant"  # the scorer that never moves, which candidates must beat
 
 
 def null_targets(seed: int = 0) -> list[NullConfig]:
     """The planted controls of a ranking: one target per null scorer, named `null-NAME`."""
     return [NullConfig(name=f"null-{name}", scorer=name, seed=seed) for name in NULL_SCORERS]
+
+
+def plant(store: SuiteStore) -> list[str]:
+    """Put the null scorers among a suite's targets where it lacks them (every execution runs
+    them: they need no model and run no code of the suite's); returns their names."""
+    from sane.scorers.suite_targets import frozen
+
+    held = {t.config.name for t in store.targets()}
+    missing = [config for config in null_targets() if config.name not in held]
+    if missing:
+        store.put_targets(
+            [frozen(config, Path("."), "sane (planted control)") for config in missing]
+        )
+    return [config.name for config in null_targets()]

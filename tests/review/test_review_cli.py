@@ -185,3 +185,32 @@ def test_show_panel_exports_every_votes_prompt_and_answer(suite: Path, tmp_path:
     hidden = tmp_path / "hidden.jsonl"
     sane("review", "export", suite, "--question", "alignment", "--out", hidden)
     assert all("panel_transcripts" not in json.loads(line) for line in hidden.open())
+
+
+def test_the_review_file_carries_the_planted_controls_unmarked(suite: Path, tmp_path: Path) -> None:
+    """As the review page does: each planted control among the realization items, under an
+    opaque id; answered and imported, the report counts the person's answers to them."""
+    from sane import api
+    from sane.review import control_subjects
+    from sane.suites.store import SuiteStore
+
+    out = tmp_path / "realization.csv"
+    assert sane("review", "export", suite, "--question", "realization", "--out", out).exit_code == 0
+    rows = _csv(out)
+    store = SuiteStore(suite, readonly=True)
+    try:
+        planted = control_subjects(store.snapshot())
+    finally:
+        store.close()
+    controls = [row for row in rows if row["item_id"] in planted]
+    assert controls and all("control" not in row["item_id"] for row in controls)
+    for row in controls:  # a faithful edit is right; a no-op or a decoy is not
+        row["human_label"] = "yes" if ":faithful:" in planted[row["item_id"]] else "no"
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert sane("review", "import", suite, out).exit_code == 0
+    assert sane("review", "apply", suite).exit_code == 0
+    review = api.report(suite).review
+    assert review.controls_answered == len(controls) == review.controls_right

@@ -1,0 +1,147 @@
+"""The planted target controls in a report: where the null scorers fall, which candidates
+no paired test separates from the scorer that never moves, and each target's default score.
+
+Why: a ranking means something only against the scores a worthless scorer gets on the same
+suite. Every execution runs the null scorers (sane.scorers.null_scorers); the report keeps
+them out of the ranking and the targets (they are not candidates) and says here, for each,
+where it would rank among the candidates. A candidate that no paired test (McNemar, on the
+cases both judged) shows better than the constant scorer is flagged "not shown better than a
+scorer that never moves", first in every format (the findings headline). A suite whose cases
+a constant scorer mostly passes is warned about: its pass rates reward not moving, which the
+default score (sane.stats.balanced_score, over discriminating cases only) does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from pydantic import Field
+
+from sane._record import Record
+from sane.records import Verdict
+from sane.relations import KINDS
+from sane.stats import BalancedScore, CaseOutcome, balanced_score, paired_comparison
+
+if TYPE_CHECKING:
+    from sane.records import ExecutionRecord
+    from sane.reporting._build import ReportContext
+
+CONSTANT = "null-constant"  # sane.scorers.null_scorers.CONSTANT (reporting never imports scorers)
+NOT_SHOWN_BETTER = "not shown better than a scorer that never moves"
+HIGH_CONSTANT_SHARE = 0.5  # above this share of passes by the constant scorer, warn
+
+
+class PlantedScorer(Record):
+    """One null scorer's results, and where it would rank among the candidates."""
+
+    target: str
+    pass_rate: float | None = None
+    default_score: float | None = None
+    # 1 + the number of candidates above it (ties share the better place), of `candidates`
+    place_by_pass_rate: int | None = None
+    place_by_default_score: int | None = None
+    candidates: int = 0
+
+
+class PlantedTargets(Record):
+    """The report's planted target controls (JSON `planted_targets`)."""
+
+    scorers: list[PlantedScorer] = Field(default_factory=list)
+    # the share of the suite's judged cases the constant scorer passes
+    constant_pass_share: float | None = None
+    # candidates no paired test shows better than the constant scorer
+    not_shown_better: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+def _outcomes(runs: list[ExecutionRecord], context: ReportContext) -> list[CaseOutcome]:
+    found = []
+    for execution in runs:
+        if execution.verdict is Verdict.error:
+            continue
+        recipe = context.recipes[execution.recipe_id]
+        found.append(
+            CaseOutcome(
+                family=recipe.id,
+                requirement=recipe.requirement.value,
+                passed=execution.verdict is Verdict.passed,
+                discriminating=KINDS[recipe.relation.kind].changes_score,
+            )
+        )
+    return found
+
+
+def default_scores(context: ReportContext) -> dict[str, BalancedScore]:
+    """Every executed target's default score (the null scorers' too), by name."""
+    by_target: dict[str, list[ExecutionRecord]] = {}
+    for execution in context.counted[0]:
+        by_target.setdefault(execution.target, []).append(execution)
+    return {
+        name: balanced_score(
+            _outcomes(runs, context), n_resamples=context.n_resamples, seed=context.seed
+        )
+        for name, runs in sorted(by_target.items())
+    }
+
+
+def _place(value: float | None, candidates: Mapping[str, float | None]) -> int | None:
+    if value is None:
+        return None
+    return 1 + sum(v is not None and v > value for v in candidates.values())
+
+
+def _passed(runs: list[ExecutionRecord]) -> dict[str, bool]:
+    return {
+        e.case_id: e.verdict is Verdict.passed
+        for e in runs
+        if e.verdict in (Verdict.passed, Verdict.fault)
+    }
+
+
+def planted_targets(context: ReportContext) -> PlantedTargets | None:
+    """The planted controls' section; None where the suite ran none (an older suite)."""
+    planted = context.planted
+    runs = [e for e in context.counted[0] if e.target in planted]
+    if not runs:
+        return None
+    scores = context.default_scores
+    rates = {name: summary.pass_rate for name, summary in context.targets.items()}
+    defaults = {name: scores[name].value if name in scores else None for name in rates}
+    scorers = []
+    for name in sorted({e.target for e in runs}):
+        own = [e for e in runs if e.target == name]
+        judged = [e for e in own if e.verdict is not Verdict.error]
+        rate = sum(e.verdict is Verdict.passed for e in judged) / len(judged) if judged else None
+        default = scores[name].value if name in scores else None
+        scorers.append(
+            PlantedScorer(
+                target=name,
+                pass_rate=rate,
+                default_score=default,
+                place_by_pass_rate=_place(rate, rates),
+                place_by_default_score=_place(default, defaults),
+                candidates=len(rates),
+            )
+        )
+    constant = _passed([e for e in runs if e.target == CONSTANT])
+    share = sum(constant.values()) / len(constant) if constant else None
+    flagged = []
+    if constant:
+        for name in sorted(rates):
+            mine = _passed(context.by_target.get(name, []))
+            pair = paired_comparison(
+                name, mine, CONSTANT, constant, n_resamples=context.n_resamples, seed=context.seed
+            )
+            if pair.better != name:
+                flagged.append(name)
+    warnings = []
+    if share is not None and share > HIGH_CONSTANT_SHARE:
+        warnings.append(
+            f"a scorer that never moves passes {share:.0%} of this suite's judged cases: its "
+            "pass rates mostly reward not moving; read the default score (discriminating "
+            "cases only) and the null scorers' places"
+        )
+    return PlantedTargets(
+        scorers=scorers, constant_pass_share=share, not_shown_better=flagged, warnings=warnings
+    )
