@@ -45,6 +45,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -226,6 +227,8 @@ def strong_suite(spec: Path, suite: Path, cache: Path, *, record: bool = False) 
         return False
     if record:
         cache.parent.mkdir(parents=True, exist_ok=True)
+    else:  # replay from a copy: the committed recording stays as it was recorded
+        cache = Path(shutil.copy(cache, suite.with_suffix(".cache.db")))
     if not suite.exists() or record:
         budget = [] if record else ["--max-calls", "0"]
         code = sane("generate", str(spec), "--suite", str(suite), *STRONG_OPTIONS,
@@ -328,7 +331,7 @@ def show(name: str, result: dict, human: dict[str, float]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="offline, no embedded models")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmark-out" / "ranking")
+    parser.add_argument("--out", type=Path, default=ROOT / "out" / "bench-ranking")
     parser.add_argument("--qags", type=Path, default=QAGS, help="folder of qags_*.json")
     parser.add_argument("--review", type=Path, default=REVIEW)
     parser.add_argument("--strong-cache", type=Path, default=STRONG_CACHE)

@@ -335,6 +335,7 @@ def execute(
     from sane.pipeline.run_config import execute_config
     from sane.scorers.null_scorers import plant
     from sane.scorers.suite_targets import NOT_RUN, CodeTrust
+    from sane.target_kind import is_control
 
     if config is None:
         config = execute_config(**options)
@@ -354,15 +355,11 @@ def execute(
         if spec is not None:
             trust = dataclasses.replace(trust, declared=frozenset(add_targets(store, spec)))
         client = _client(store, llm)
-        planted = plant(store)  # the null scorers run beside the user's targets, always
-        names = config.targets and [
-            *config.targets,
-            *(n for n in planted if n not in config.targets),
-        ]
-        chosen, not_run = build_targets(store, client, names, trust)
+        chosen, not_run = build_targets(store, client, config.targets, trust)
         for name in not_run:
             notice(f"{name}: {NOT_RUN} (give its spec with --spec, or --trust-suite-code)")
-        if not_run and not chosen:
+        planted_before = {t.config.name for t in store.targets() if is_control(t.config)}
+        if not_run and not set(chosen) - planted_before:  # only planted controls left
             raise InputError(
                 str(store.path),
                 "--trust-suite-code",
@@ -372,6 +369,12 @@ def execute(
             )
         called = [m for t in store.spec().targets if t.name in chosen for m in t.models()]
         require_prices(called, llm, "judge targets")
+        # the null scorers run beside the user's targets, always (planted once the run is
+        # known to go ahead, so a refused run leaves the suite as it was)
+        planted = plant(store)
+        missing = [name for name in planted if name not in chosen]
+        if missing:
+            chosen |= build_targets(store, client, missing, trust)[0]
         context = _context(
             store,
             client,

@@ -128,7 +128,7 @@ def planted_targets(context: ReportContext) -> PlantedTargets | None:
     share = sum(constant.values()) / len(constant) if constant else None
     flagged = []
     if constant:
-        for name in sorted(rates):
+        for name in sorted(n for n, rate in rates.items() if rate is not None):
             mine = _passed(context.by_target.get(name, []))
             pair = paired_comparison(
                 name, mine, CONSTANT, constant, n_resamples=context.n_resamples, seed=context.seed

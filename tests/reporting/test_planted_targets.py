@@ -27,7 +27,7 @@ def test_execute_plants_the_null_scorers_and_the_report_places_them_apart(suite_
     # lazy is a constant scorer too: no paired test separates it from null-constant, and its
     # headline says so first. Neither is careful (1.0 against 0.4) on 5 judged cases: its 3
     # discordant cases give McNemar's exact p = 0.25, so a suite this small shows nothing.
-    assert planted.not_shown_better == sorted(report.targets)
+    assert planted.not_shown_better == ["careful", "lazy", "spacey"]  # broken: no judged case
     lazy = next(t for t in report.findings.targets if t.target == "lazy")
     assert lazy.headline.startswith("lazy: not shown better than a scorer that never moves")
 
