@@ -25,10 +25,11 @@ from pydantic import BaseModel
 from sane._turns import Turns
 from sane.errors import LLMError
 from sane.llm import _openai_http, _structured
-from sane.llm._call_clock import request_timeout, waiting
 from sane.llm import _transcripts as transcripts
 from sane.llm._budget import Budget, price
 from sane.llm._cache import CachedResponse, ResponseCache, call_key
+from sane.llm._call_clock import request_timeout, waiting
+from sane.llm._formats import FormatLadder, request_format
 from sane.llm._litellm import ensure_litellm_ready
 from sane.llm._providers import (
     OPENAI_PREFIX,
@@ -38,7 +39,6 @@ from sane.llm._providers import (
     resolve_route,
     server_model,
 )
-from sane.llm._formats import FormatLadder, request_format
 from sane.llm._retry import (
     backoff_delay,
     format_refused,
@@ -391,9 +391,7 @@ class LLMClient:
                 retry = is_transient(error) or isinstance(error, _Failed)
                 if attempt + 1 < attempts and retry:
                     with waiting():
-                        await asyncio.sleep(
-                            backoff_delay(error, attempt, self._settings.backoff_s)
-                        )
+                        await asyncio.sleep(backoff_delay(error, attempt, self._settings.backoff_s))
                     continue
                 raise LLMError(
                     model,

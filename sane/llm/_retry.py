@@ -80,8 +80,8 @@ def is_timeout(error: BaseException) -> bool:
     """A sent request that got no answer in its time (the client narrows the server's limit)."""
     import litellm
 
-    return isinstance(error, asyncio.TimeoutError | TimeoutError | httpx.TimeoutException) or (
-        isinstance(error, litellm.Timeout)
+    return isinstance(
+        error, (asyncio.TimeoutError | TimeoutError | httpx.TimeoutException, litellm.Timeout)
     )
 
 

@@ -125,14 +125,14 @@ def test_binary_labels_give_kappa_rates_certification_and_prevalence(suite_dir, 
     certify it at 0.2, not at 0.3; sane check gates on the same bound."""
     suite = build_suite(suite_dir, scripted, "a.db")
     data = _data(suite_dir / "labelled.jsonl")
-    options = dict(
-        label_field="meta.ok",
-        binary=True,
-        fields={"source": "meta.doc", "summary": "meta.text"},
-        targets=["spacey"],
-        llm=scripted,
-        trust_suite_code=True,
-    )
+    options = {
+        "label_field": "meta.ok",
+        "binary": True,
+        "fields": {"source": "meta.doc", "summary": "meta.text"},
+        "targets": ["spacey"],
+        "llm": scripted,
+        "trust_suite_code": True,
+    }
     verdicts = human_benchmark(suite, data, **options, bar=0.2).agreement["spacey"].verdicts
     assert abs(verdicts.kappa - 8 / 13) < 1e-12
     assert (verdicts.tpr.hits, verdicts.tpr.n, verdicts.tnr.hits, verdicts.tnr.n) == (2, 3, 2, 2)

@@ -99,8 +99,9 @@ def test_the_stock_server_works_with_the_defaults(own_server: str, tmp_path: Pat
     async def run() -> tuple[list[Verdict], dict[str, list[float]]]:
         votes = await asyncio.gather(
             *(
-                client.structured("openai/smollm2", question, Verdict, task="vote",
-                                  sample_index=i, max_tokens=12)  # fmt: skip
+                client.structured(
+                    "openai/smollm2", question, Verdict, task="vote", sample_index=i, max_tokens=12
+                )
                 for i in range(4)
             )
         )
