@@ -116,7 +116,13 @@ def memory_transport(latency: float) -> Iterator[str]:
     complete = _openai_http.Endpoints.complete
 
     async def answer(
-        self: Any, model: str, base_url: str, api_key: Any, messages: Any, params: Any
+        self: Any,
+        model: str,
+        base_url: str,
+        api_key: Any,
+        messages: Any,
+        params: Any,
+        timeout_s: float | None = None,
     ) -> _openai_http.ChatReply:
         body = {"model": model, "messages": messages}
         body.update({name: value for name, value in params.items() if value is not None})

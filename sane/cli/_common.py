@@ -9,7 +9,6 @@ gate had no result to check); 5 a gate failed (`sane check`: a target outside a 
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -17,7 +16,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.text import Text
 
 from sane.errors import BudgetExceeded, InputError, SaneError, printable
@@ -87,10 +86,23 @@ class TerminalConsole(Console):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if "width" not in kwargs and not self.is_terminal and not os.environ.get("COLUMNS"):
-            # a pipe or a log file has no width: rich's 80 columns cut a ranking's cells into
-            # several lines each; a terminal (or COLUMNS) keeps its own width
-            self.width = PIPE_WIDTH
+        if "width" not in kwargs:
+            self._width = None  # rich fixed COLUMNS as it was at construction: read it at print
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        """A pipe or a log file has no width: rich's 80 columns cut a ranking's cells into
+        several lines each, so there it is PIPE_WIDTH; a terminal, COLUMNS or a width given
+        keep theirs. Decided at each print, not once at import: where stdout goes (and
+        COLUMNS) can change in one process (a test runner's capture, CliRunner)."""
+        size = super().size
+        if self._width is None and not self.is_terminal and not self._environ.get("COLUMNS"):
+            return ConsoleDimensions(PIPE_WIDTH, size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         return super().render_str(printable(text, newlines=True), **kwargs)

@@ -82,3 +82,19 @@ def test_tables_piped_to_a_file_are_not_cut_at_80_columns(monkeypatch) -> None:
     assert TerminalConsole(file=io.StringIO()).width == PIPE_WIDTH
     monkeypatch.setenv("COLUMNS", "100")
     assert TerminalConsole(file=io.StringIO()).width == 100
+
+
+def test_the_pipe_width_is_decided_at_each_print_not_at_import(monkeypatch) -> None:
+    """The CLI's consoles are made once, at import: one made while COLUMNS was set (a test
+    runner's worker, a shell) must not keep rich's 80 columns for a later pipe."""
+    import io
+
+    from sane.cli._common import PIPE_WIDTH, TerminalConsole
+
+    monkeypatch.setenv("COLUMNS", "100")
+    console = TerminalConsole(file=io.StringIO())
+    assert console.width == 100
+    monkeypatch.delenv("COLUMNS")
+    assert console.width == PIPE_WIDTH
+    console.print("x " * 70, soft_wrap=False)
+    assert len(console.file.getvalue().splitlines()) == 1  # 140 characters, one line

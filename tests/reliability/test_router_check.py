@@ -3,6 +3,7 @@ that has not imported the router module (the CLI's case: the in-process tests al
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,7 +34,10 @@ def test_generate_with_a_router_model_dry_runs_from_the_command_line(tiny: Path)
     )
     argv = [sys.executable, "-m", "sane", "generate", str(tiny / "tiny_spec.yaml"), "--suite",
             str(tiny / "s.db"), "--model", "router/m", "--router", str(router), "--dry-run"]  # fmt: skip
-    result = subprocess.run(argv, check=False, capture_output=True, text=True, cwd=tiny)
+    # the dry run freezes the spec's targets as the real run does (a python target's module is
+    # found on the Python path the test process has, not the child's)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    result = subprocess.run(argv, check=False, capture_output=True, text=True, cwd=tiny, env=env)
     assert result.returncode == 0, result.stderr
     assert "unknown model" not in result.stderr
     assert not (tiny / "s.db").exists()
