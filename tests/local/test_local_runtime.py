@@ -211,6 +211,9 @@ def _small_suite(workdir: Path, name: str) -> Path:
         cases=1,
         max_capabilities=1,
         recipes_per_capability=1,
+        # the recipe's own vote decides: the embedded model says "yes" to a recipe and to its
+        # mirror alike (docs/validity.md), and a contrastive panel then writes no case at all
+        panel="plain",
         llm=LLMSettings(cache_path=workdir / f"{name}-cache.db"),
     )
     api.execute(
