@@ -69,6 +69,8 @@ def dead_end(funnel: Funnel, review: ReviewSummary | None = None) -> str | None:
     if funnel.controls is not None and funnel.controls.failed:
         return "the panel failed its planted controls: its faults are not evidence"
     if funnel.qualification is not None and not funnel.qualification.qualified:
+        if not funnel.qualification.models:  # --skip-qualify: never measured, not failed
+            return "the oracle was never qualified (qualification skipped): its faults are not evidence"
         return "the oracle did not qualify: its faults are not evidence"
     return None
 

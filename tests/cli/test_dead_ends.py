@@ -144,3 +144,20 @@ def test_a_suite_never_executed_says_so_instead_of_an_empty_table(tmp_path):
     text = console.export_text()
     assert "Targets by pass rate" not in text
     assert f"no target was executed yet: sane execute {suite}" in text
+
+
+def test_a_skipped_qualification_is_said_as_such_not_as_a_failed_one(tmp_path):
+    """--skip-qualify leaves the oracle unmeasured: the dead end says it was never qualified,
+    never that it failed a qualification it was not asked."""
+    from sane.reporting._next_steps import dead_end
+
+    workdir = _workdir(tmp_path)
+    spec, suite = workdir / "tiny_spec.yaml", workdir / "s.db"
+    code, _, _ = cli("generate", spec, "--model", "scripted", "--suite", suite, *TINY_ARGS,
+                     "--skip-qualify", *_llm(workdir))  # fmt: skip
+    assert code == 0
+    funnel = sane.report(suite).validity
+    assert funnel.qualification is not None and not funnel.qualification.models
+    assert dead_end(funnel) == (
+        "the oracle was never qualified (qualification skipped): its faults are not evidence"
+    )
