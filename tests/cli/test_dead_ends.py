@@ -63,6 +63,7 @@ def test_no_validated_family_names_the_ways_out_and_execute_exits_4(tmp_path):
     markdown = render_markdown(sane.report(suite))
     # first in the report: before the findings and the suite's details
     assert markdown.index("Dead end: no validated family") < markdown.index("## Suite")
+    assert "\n**Dead end: no validated family" in markdown  # bold, not escaped asterisks
 
 
 def test_generate_suite_alone_resumes_from_its_stored_options(tmp_path):
