@@ -13,6 +13,14 @@ from sane.llm import LLMSettings
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+@pytest.fixture(autouse=True)
+def _no_inherited_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest-xdist starts its workers with COLUMNS=80, and COLUMNS decides the CLI's table
+    width (sane.cli._common): without this a test sees 80 columns in a parallel run and 160
+    (a pipe's) in a serial one. A test that wants a width sets COLUMNS itself."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("tiny_spec.yaml", "tiny_examples.jsonl", "tiny_script.yaml"):
