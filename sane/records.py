@@ -91,6 +91,10 @@ class ScorerSpec(Record):
     output: OutputContract
     examples: str | None = None
     targets: list[AnyTargetConfig] = Field(default_factory=list)
+    # A comparative scorer's two candidates (answer_a, answer_b): it judges which is better
+    # for the same context, and its output is a preference for the first (`type: pairwise`).
+    # Recipes edit the first (`scored_field`), so their relations are on that preference.
+    compared_fields: list[Name] | None = None
 
     @model_validator(mode="after")
     def _scored_field_declared(self) -> ScorerSpec:
@@ -99,6 +103,41 @@ class ScorerSpec(Record):
                 f"scored_field '{self.scored_field}' is not one of fields {sorted(self.fields)}"
             )
         return self
+
+    @model_validator(mode="after")
+    def _comparison_declared(self) -> ScorerSpec:
+        """A comparative spec names two distinct declared fields, edits the first, and says
+        its output is a preference (and a pairwise output belongs to a comparative spec)."""
+        compared = self.compared_fields
+        if compared is None:
+            if self.output.pairwise:
+                raise ValueError("a pairwise output needs compared_fields: [first, second]")
+            return self
+        if len(compared) != 2 or compared[0] == compared[1]:
+            raise ValueError("compared_fields must name two different fields")
+        unknown = [name for name in compared if name not in self.fields]
+        if unknown:
+            raise ValueError(
+                f"compared_fields {unknown} are not among fields {sorted(self.fields)}"
+            )
+        if self.scored_field != compared[0]:
+            raise ValueError(
+                f"scored_field must be the first compared field ('{compared[0]}'): recipes "
+                "edit it, and the preference is for it"
+            )
+        if not self.output.pairwise:
+            raise ValueError("a comparative spec's output must be `type: pairwise`")
+        return self
+
+    @property
+    def comparative(self) -> bool:
+        """It judges two candidates against each other (compared_fields), not one text."""
+        return self.compared_fields is not None
+
+    @property
+    def other_field(self) -> str | None:
+        """The second compared field: the candidate recipes leave as it is."""
+        return self.compared_fields[1] if self.compared_fields else None
 
 
 Example = dict[str, str]

@@ -42,12 +42,29 @@ from sane._registry import Registry
 
 
 class OutputContract(Record):
-    """What a scorer returns: its type, range and direction."""
+    """What a scorer returns: its type, range and direction.
 
-    type: Literal["ordinal", "continuous", "binary"] = "continuous"
+    A `pairwise` output is a comparative judge's preference between two candidates (the
+    spec's `compared_fields`): its maximum says the first is better, its minimum the second,
+    its midpoint a tie; unset, its range is [-1, 1] (A better / B better / tie read as 1 / -1
+    / 0, a preference strength anywhere between)."""
+
+    type: Literal["ordinal", "continuous", "binary", "pairwise"] = "continuous"
     min: float = 0.0
     max: float = 1.0
     higher_is_better: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pairwise_range(cls, data: Any) -> Any:
+        """A pairwise output's range defaults to [-1, 1] (a tie at 0), not [0, 1]."""
+        if isinstance(data, dict) and data.get("type") == "pairwise":
+            data = {"min": -1.0, "max": 1.0} | data
+        return data
+
+    @property
+    def pairwise(self) -> bool:
+        return self.type == "pairwise"
 
     @model_validator(mode="after")
     def _range_is_proper(self) -> OutputContract:
@@ -210,6 +227,8 @@ class TargetKind:
     - `control`: a planted control, not a candidate (a null scorer that never reads for
       meaning): every execution runs it, and reports place it apart, never ranking it among
       the user's targets (sane.scorers.null_scorers).
+    - `wraps(config)`: for a kind that wraps another target (sane.scorers.pairwise's
+      `compared`), the wrapped target's config: it runs code exactly when that one does.
     """
 
     name: str
@@ -220,10 +239,23 @@ class TargetKind:
     verify_code: Callable[[Any, str], None] | None = None
     judge: bool = False
     control: bool = False
+    # for a kind that wraps another target (`compared`): whether a config of it runs code,
+    # which then depends on the target it wraps; None: `verify_code` says it for every config
+    wraps: Callable[[Any], TargetConfig] | None = None
 
     @property
     def runs_code(self) -> bool:
         return self.verify_code is not None
+
+    def verifier(self, config: TargetConfig) -> Callable[[Any, str], None] | None:
+        """The code check a stored target of this config needs before it runs (None: it runs
+        no code of the suite's): a wrapper's is its wrapped target's."""
+        if (
+            self.wraps is not None
+            and TARGET_KINDS[self.wraps(config).kind].verifier(self.wraps(config)) is None
+        ):
+            return None
+        return self.verify_code
 
 
 TARGET_KINDS: Registry[TargetKind] = Registry("target kind", group="sane.target_kinds")

@@ -150,6 +150,9 @@ COMPLETE: dict[str, Callable[[str, Any], bool]] = {
     "transform": lambda name, transform: _positional(transform, 1),
     "local model": _asset,
     "model assembly": lambda name, assembler: _positional(assembler, 1),
+    "comparison kind": lambda name, kind: (
+        kind.name == name and _positional(kind.layouts, 2) and _positional(kind.measure, 3)
+    ),
 }
 
 
@@ -160,6 +163,7 @@ def _all_registries() -> list[Registry[Any]]:
     import sane.llm.providers
     import sane.local.assets
     import sane.manipulations.catalogue
+    import sane.pairwise._kind
     import sane.panel.controls
     import sane.panel.kinds
     import sane.qualification.references
@@ -211,6 +215,7 @@ import sane.generators.base, sane.edits, sane.llm.providers
 import sane.local.assets, sane.panel.controls, sane.panel.kinds, sane.relations, sane.scorers
 import sane.reporting.sections
 import sane.generators.fixed_sets, sane.manipulations.catalogue, sane.qualification.references
+import sane.pairwise
 before = keys()
 for module in pkgutil.walk_packages(sane.__path__, "sane."):
     if module.name != "sane.__main__":  # it runs the command line

@@ -83,7 +83,7 @@ def runnable(
     run: list[SuiteTarget] = []
     not_run: list[str] = []
     for target in targets:
-        verify = kind_of(target.config).verify_code
+        verify = kind_of(target.config).verifier(target.config)
         if verify is None or target.config.name in trust.declared:
             run.append(target)
         elif trust.suite_code:

@@ -45,6 +45,7 @@ from sane.stats._paired import (
     recipe_paired_tests,
     standardized_mean_difference,
 )
+from sane.stats._pairwise import PairwiseAgreement, pairwise_agreement, verdict_of
 from sane.stats._profile import (
     ProfileDistance,
     RequirementProfile,
@@ -94,6 +95,7 @@ __all__ = [
     "OrderingStats",
     "PairedComparison",
     "PairedTest",
+    "PairwiseAgreement",
     "Prevalence",
     "ProfileDistance",
     "RankCorrelation",
@@ -121,6 +123,7 @@ __all__ = [
     "ordering_stats",
     "paired_comparison",
     "paired_test",
+    "pairwise_agreement",
     "pass_rate_bootstrap_ci",
     "pass_rate_ci",
     "profile_mae",
@@ -140,5 +143,6 @@ __all__ = [
     "standardized_mean_difference",
     "threshold_sensitivity",
     "verdict_agreement",
+    "verdict_of",
     "wilson_rate",
 ]
