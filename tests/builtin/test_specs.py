@@ -16,7 +16,8 @@ from sane.qualification.references import NUMBER, number_fidelity
 from sane.records import ScorerSpec
 
 PAPER_CRITERIA = {"faithfulness", "fluency", "coherence", "professionalism", "toxicity"}
-SPEC_NAMES = sorted(PAPER_CRITERIA)
+COMPARATIVE = {"answer_preference"}  # judges that compare two answers (pairwise)
+SPEC_NAMES = sorted(PAPER_CRITERIA | COMPARATIVE)
 LOCAL_JUDGE_MODELS = {"local/qwen2.5-coder-1.5b", "local/smollm2-135m"}
 LOCAL_METRICS = {
     "rouge_l", "bleu", "chrf", "token_f1", "embed_minilm", "embed_mpnet",
@@ -35,8 +36,8 @@ def _examples(spec: ScorerSpec, path: Path) -> list[dict[str, str]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def test_builtin_names_are_the_paper_criteria() -> None:
-    assert set(builtin_names()) == PAPER_CRITERIA
+def test_builtin_names_are_the_paper_criteria_and_a_comparative_one() -> None:
+    assert set(builtin_names()) == PAPER_CRITERIA | COMPARATIVE
     assert builtin_names() == sorted(builtin_names())
 
 
@@ -72,7 +73,7 @@ def test_every_summary_states_only_numbers_its_source_has(name: str) -> None:
     assert sum(bool(NUMBER.search(row["summary"])) for row in rows) >= len(rows) // 2
 
 
-@pytest.mark.parametrize("name", SPEC_NAMES)
+@pytest.mark.parametrize("name", sorted(PAPER_CRITERIA))
 def test_targets_are_local_and_well_formed(name: str) -> None:
     spec, path = _load(name)
     names = [t.name for t in spec.targets]
@@ -86,6 +87,19 @@ def test_targets_are_local_and_well_formed(name: str) -> None:
             assert target.metric in LOCAL_METRICS, target
             assert target.reference_field in (None, *spec.fields), target
             assert target.reference_field != spec.scored_field, target
+
+
+def test_the_comparative_spec_compares_two_answers_with_local_targets() -> None:
+    """Its judge sees both answers on the embedded model; its other target is a pointwise
+    metric used comparatively (so a pointwise and a pairwise judge rank on one suite)."""
+    spec, path = _load("answer_preference")
+    assert spec.comparative and spec.compared_fields == ["answer_a", "answer_b"]
+    assert spec.output.pairwise and (spec.output.min, spec.output.max) == (-1, 1)
+    kinds = {t.kind: t for t in spec.targets}
+    assert kinds["pairwise_judge"].model in LOCAL_JUDGE_MODELS
+    assert kinds["compared"].target.metric in LOCAL_METRICS
+    rows = _examples(spec, path)
+    assert all(row["answer_a"] != row["answer_b"] for row in rows)
 
 
 def test_faithfulness_has_the_demo_targets() -> None:
