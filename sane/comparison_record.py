@@ -7,6 +7,9 @@ itself; it calls a text better than itself; its preferences run in circles. The 
 measures each on the suite's examples, with no oracle: every check is a property any
 comparative judge must have whatever its criterion, or a bias measured against a placebo of
 the same length and form.
+
+A number that could not be measured is None, never NaN (NaN does not survive JSON) and never
+a 0 (which would read as "no bias").
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from pydantic import Field
 
 from sane._record import Record
 
+Interval = tuple[float, float]
+
 
 class ComparisonCheck(Record):
     """One check of the audit on one target: its statistic with a 95% interval, and the
@@ -22,12 +27,19 @@ class ComparisonCheck(Record):
 
     kind: str  # the comparison kind (sane.pairwise.kinds)
     statistic: str  # what `value` is, in words ("share of decisive verdicts that flip")
-    value: float
-    ci: tuple[float, float]
+    value: float | None  # None: not measured (no example, no decisive verdict)
+    ci: Interval | None
     n: int  # examples (or verdicts) it rests on
     placebo: float | None = None  # the placebo's own effect, where the check has one
+    # a rate the check reads beside its statistic, with its Wilson interval (the swap
+    # check's share of decisive verdicts that flip when the order is swapped)
+    rate: float | None = None
+    rate_ci: Interval | None = None
     finding: str | None = None
     skipped: str | None = None  # why it was not measured (a deterministic target's repeats)
+
+
+SWAP = "swap_symmetry"  # the check whose rate is the flip rate (swap consistency = 1 - it)
 
 
 class ComparisonAudit(Record):
@@ -49,3 +61,17 @@ class ComparisonAudit(Record):
 
     def check(self, kind: str) -> ComparisonCheck | None:
         return next((c for c in self.checks if c.kind == kind), None)
+
+    @property
+    def swap_consistency(self) -> float | None:
+        """The share of decisive verdicts that hold when the candidates' order is swapped
+        (None: no decisive verdict, or no swap check)."""
+        swap = self.check(SWAP)
+        return None if swap is None or swap.rate is None else 1.0 - swap.rate
+
+    @property
+    def swap_consistency_ci(self) -> Interval | None:
+        swap = self.check(SWAP)
+        if swap is None or swap.rate_ci is None:
+            return None
+        return (1.0 - swap.rate_ci[1], 1.0 - swap.rate_ci[0])

@@ -32,7 +32,6 @@ preference, validated by the panel.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -72,12 +71,13 @@ def _mean_effect(
 ) -> ComparisonCheck:  # fmt: skip
     """A placebo-controlled mean effect with its bootstrap interval; a finding when the
     interval lies wholly above zero and the mean reaches the least effect."""
-    mean = float(np.mean(values)) if values else math.nan
-    ci = bootstrap_ci(values, np.mean, seed=settings.seed) if len(values) > 1 else (mean, mean)
-    found = len(values) > 1 and mean >= settings.min_effect and ci[0] > 0
+    mean, ci = _mean_ci(values, settings)
+    found = None
+    if mean is not None and ci is not None and len(values) > 1:
+        found = finding(mean, ci) if mean >= settings.min_effect and ci[0] > 0 else None
     return ComparisonCheck(
         kind=kind, statistic=statistic, value=mean, ci=ci, n=len(values), placebo=placebo,
-        finding=finding(mean, ci) if found else None,
+        finding=found,
     )  # fmt: skip
 
 
@@ -88,7 +88,7 @@ def _rate(
     """A rate with its Wilson interval; a finding when the lower bound clears the bar."""
     if total == 0:
         return ComparisonCheck(
-            kind=kind, statistic=statistic, value=math.nan, ci=(math.nan, math.nan), n=0,
+            kind=kind, statistic=statistic, value=None, ci=None, n=0,
             skipped="no decisive verdict to measure it on",
         )  # fmt: skip
     rate = hits / total
@@ -98,6 +98,17 @@ def _rate(
         kind=kind, statistic=statistic, value=rate, ci=ci, n=total,
         finding=finding(rate, ci) if found else None,
     )  # fmt: skip
+
+
+def _mean_ci(
+    values: Sequence[float], settings: AuditSettings
+) -> tuple[float | None, tuple[float, float] | None]:
+    """The mean with its bootstrap interval (a point with one value; None with none)."""
+    if not values:
+        return None, None
+    mean = float(np.mean(values))
+    ci = bootstrap_ci(values, np.mean, seed=settings.seed) if len(values) > 1 else (mean, mean)
+    return mean, ci
 
 
 def _pct(value: float) -> str:
@@ -117,24 +128,28 @@ def _swap(rows: list[Preferences], settings: AuditSettings, _det: bool) -> Compa
     verdicts = [(decisive(r["ab"], settings), decisive(r["ba"], settings)) for r in rows]
     decided = [(ab, ba) for ab, ba in verdicts if ab != 0]
     flips = sum(1 for ab, ba in decided if ba != -ab)
-    flip_rate = flips / len(decided) if decided else math.nan
-    flip_ci = pass_rate_ci(flips, len(decided)) if decided else (math.nan, math.nan)
-    mean = float(np.mean(position)) if position else math.nan
-    ci = bootstrap_ci(position, np.mean, seed=settings.seed) if len(position) > 1 else (mean, mean)
-    biased = len(position) > 1 and abs(mean) >= settings.min_effect and (ci[0] > 0 or ci[1] < 0)
-    inconsistent = bool(decided) and flip_ci[0] > settings.max_rate
+    flip_rate = flips / len(decided) if decided else None
+    flip_ci = pass_rate_ci(flips, len(decided)) if decided else None
+    mean, ci = _mean_ci(position, settings)
+    biased = (
+        len(position) > 1 and mean is not None and ci is not None
+        and abs(mean) >= settings.min_effect and (ci[0] > 0 or ci[1] < 0)
+    )  # fmt: skip
+    inconsistent = flip_ci is not None and flip_ci[0] > settings.max_rate
     finding = None
-    if biased or inconsistent:
+    if (biased or inconsistent) and mean is not None and ci is not None:
         side = "A (shown first)" if mean > 0 else "B (shown second)"
         lead = f"prefers position {side}" if biased else "changes its verdict with the order"
-        finding = (
-            f"{lead}: {_pct(flip_rate)} of decisive verdicts flip on swap "
-            f"{_interval(flip_ci)}; position preference {mean:+.2f} {_interval(ci, False)}"
+        flipped = (
+            f"{_pct(flip_rate)} of decisive verdicts flip on swap {_interval(flip_ci)}"
+            if flip_rate is not None and flip_ci is not None
+            else "no decisive verdict"
         )
+        finding = f"{lead}: {flipped}; position preference {mean:+.2f} {_interval(ci, False)}"
     return ComparisonCheck(
         kind="swap_symmetry",
         statistic="position preference, mean (p(A,B) + p(B,A)) / 2 (0: none; +1: always the first)",
-        value=mean, ci=ci, n=len(rows), placebo=flip_rate, finding=finding,
+        value=mean, ci=ci, n=len(rows), rate=flip_rate, rate_ci=flip_ci, finding=finding,
     )  # fmt: skip
 
 
