@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from sane._record import Record
+from sane.comparison_record import ComparisonAudit
 from sane.inflation_record import SearchResult
 from sane.qualification_record import Qualification
 from sane.relations import (  # noqa: F401 - the relation records, re-exported
@@ -55,6 +56,7 @@ class Stage(StrEnum):
     tolerance = "tolerance"
     execute = "execute"
     inflation = "inflation"
+    comparison = "comparison"
     report = "report"
 
     @property
@@ -382,6 +384,9 @@ class ExecuteConfig(Record):
     # the score-inflation search's target calls per target (sane.manipulations); 0: none (the
     # default: up to this many more judge calls, which an API judge is paid for)
     max_target_calls: int = Field(default=0, ge=0)
+    # a comparative spec's targets: the suite's examples their comparison audit asks about
+    # (sane.pairwise: swap, identity, padding, ...: 16 calls an example at most); 0: none
+    comparison_examples: int = Field(default=12, ge=0)
 
 
 class SuiteSnapshot(Record):
@@ -405,6 +410,8 @@ class SuiteSnapshot(Record):
     qualifications: list[Qualification] = Field(default_factory=list)
     # each target's score-inflation search (sane.manipulations): oracle-free evidence
     inflation: list[SearchResult] = Field(default_factory=list)
+    # each comparative target's audit (sane.pairwise): oracle-free, a comparative spec's only
+    comparisons: list[ComparisonAudit] = Field(default_factory=list)
     calls: list[CallRecord] = Field(default_factory=list)
     errors: list[dict[str, str]] = Field(default_factory=list)
     # the transcripts behind the faults (the report shows them), by key, and how many

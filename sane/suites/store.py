@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
+from sane.comparison_record import ComparisonAudit
 from sane.errors import InputError
 from sane.inflation_record import SearchResult
 from sane.llm import SUITE_CAP
@@ -64,6 +65,7 @@ REVISED_TABLES = (
     "tolerances",
     "executions",
     "inflation",
+    "comparisons",
     "calls",
     "errors",
     "targets",
@@ -482,6 +484,20 @@ class SuiteStore:
         rows = self.db.query("select key, score from inflation_scores where target = ?", [target])
         return {r["key"]: r["score"] for r in rows}
 
+    def put_comparison(self, audit: ComparisonAudit) -> None:
+        """One comparative target's audit (replacing an earlier one of the target)."""
+        self.db["comparisons"].upsert(
+            {"target": audit.target, "json": audit.model_dump_json()}, pk="target"
+        )
+
+    def comparisons(self) -> list[ComparisonAudit]:
+        """The comparison audits, by target (none in a suite written before them, which a
+        read-only open leaves without the table)."""
+        if not self.db["comparisons"].exists():
+            return []
+        rows = self.db.conn.execute("select target, json from comparisons order by target")
+        return self._rows("comparisons", rows, ComparisonAudit.model_validate_json)
+
     def put_execution(self, record: ExecutionRecord) -> None:
         row = {
             "target": record.target,
@@ -625,6 +641,7 @@ class SuiteStore:
             errors=self.errors(),
             qualifications=self.qualifications(),
             inflation=self.inflation(),
+            comparisons=self.comparisons(),
             transcripts=self.transcripts(behind_faults),
             transcripts_dropped=self.transcripts_dropped(),
         )
@@ -702,6 +719,8 @@ def _build_schema(db: sqlite_utils.Database, *, create: bool) -> None:
         pk=("subject_id", "question"),
         if_not_exists=True,
     )  # fmt: skip
+    # a comparative target's audit (sane.pairwise), one row per target
+    db["comparisons"].create({"target": str, "json": str}, pk="target", if_not_exists=True)
     _transcript_tables(db)
     _keep_revision(db)
 
