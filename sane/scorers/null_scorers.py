@@ -15,7 +15,8 @@ contract (so its scores read like the user's targets'):
 - `noise`: a uniform draw over the contract, fixed by the scored text and `seed` (the same
   text gets the same score: repeats agree, as a deterministic judge's do);
 - `length`: rises with the scored field's word count, `1 - exp(-words / 50)` over the
-  contract (a scorer that rewards length and nothing else).
+  contract (a scorer that rewards length and nothing else); for a comparative spec, the
+  preference for the longer candidate, half the difference of the two on the contract.
 """
 
 from __future__ import annotations
@@ -80,9 +81,13 @@ class NullScorer:
     deterministic: bool = True
 
     def _one(self, record: dict[str, str]) -> float:
-        fraction = NULL_SCORERS[self.scorer](record[self.fields[0]], self.seed)
+        function = NULL_SCORERS[self.scorer]
+        fraction = function(record[self.fields[0]], self.seed)
+        if len(self.fields) == 2 and self.scorer == "length":
+            # comparative: the longer candidate is preferred (the verbosity-biased judge)
+            fraction = (1.0 + fraction - function(record[self.fields[1]], self.seed)) / 2
         value = self.contract.min + fraction * self.contract.span
-        return float(round(value)) if self.contract.type != "continuous" else value
+        return float(round(value)) if self.contract.type in ("ordinal", "binary") else value
 
     async def score(self, record: dict[str, str], repeat: int = 0) -> float:
         return self._one(record)
@@ -96,7 +101,7 @@ def _build(config: NullConfig, context: BuildContext) -> NullScorer:
     return NullScorer(
         name=config.name,
         contract=config.output or spec.output,
-        fields=(spec.scored_field,),
+        fields=tuple(spec.compared_fields or (spec.scored_field,)),
         scorer=config.scorer,
         seed=config.seed,
     )
