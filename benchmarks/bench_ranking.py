@@ -25,8 +25,9 @@ Suites:
   (`../shared/tools/llm-loop-server.py`), replayed from the LLM cache at `--strong-cache`
   (default `benchmarks/data/ranking_strong/cache.db`) when it exists; skipped otherwise.
 
-For each suite and each ranking score (`pass_rate`, and `default_score`: the balanced score
-over discriminating cases, `sane.stats.discriminating_score`) it prints Spearman and Kendall
+For each suite and each ranking score (`pass_rate`, and `default_score`: the balanced
+accuracy over the cases a scorer that never moves fails and those it passes,
+`sane.stats.balanced_score`; such a scorer gets 0.5) it prints Spearman and Kendall
 with human agreement (percentile bootstrap over targets), where each null scorer falls, and
 the share of cases the constant scorer passes. The last line is JSON:
 ``{SUITE: {"rho_pass_rate", "rho_default_score", "constant_rank_fraction", ...}}``;

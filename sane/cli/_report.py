@@ -475,25 +475,15 @@ def ranking_notes(result: Report) -> list[str]:
     (sane.reporting._planted), then per target why it is not ranked or that its scores barely
     move (sane.reporting._health): below a table rather than in a column, so the table keeps
     to a terminal's width."""
-    from sane.reporting import NOT_SHOWN_BETTER
+    from sane.reporting import planted_notes
 
-    notes = []
-    planted = result.planted_targets
-    if planted is not None:
-        if planted.not_shown_better:
-            notes.append(f"{NOT_SHOWN_BETTER}: " + ", ".join(planted.not_shown_better))
-        places = "; ".join(
-            f"{s.target} would rank {s.place_by_pass_rate or '-'} by pass rate and "
-            f"{s.place_by_default_score or '-'} by default score, of {s.candidates + 1}"
-            for s in planted.scorers
-        )
-        notes.append(f"planted null scorers (not candidates): {places}")
-        notes += planted.warnings
+    notes = planted_notes(result.planted_targets)
     return notes + [f"{e.target}: {e.note}" for e in result.ranking if e.note]
 
 
 def _default_cell(score: BalancedScore | None) -> str:
-    """The default score: the balanced pass rate over discriminating cases, with its interval."""
+    """The default score (balanced accuracy over the cases that need a move and those that need
+    none), its interval and the number of discriminating cases."""
     if score is None or score.value is None:
         return "-"
     return f"{score.value:.3f} {_fmt_ci(score.ci)} ({score.discriminating_cases})"

@@ -177,6 +177,30 @@ def check_relation(
     return kind.check(relation, clean, float(tolerance), higher_is_better)
 
 
+NEVER_MOVING_LEVELS = tuple(i / 20 for i in range(21))
+"""The levels at which `discriminates` scores every variant alike (0, 0.05, ..., 1)."""
+
+
+def discriminates(relation: Any, higher_is_better: bool = True) -> bool:
+    """Whether a scorer that never moves can fail this relation: False where every variant
+    scored alike passes it at every level of the output range (invariance, no increase / no
+    decrease, a non-strict order such as `ordered`, `combined`, `repeatable`), True where
+    equal scores fail it (decrease, increase, `spans`) or pass it only at some levels, by
+    chance (`at_level`). Decided by the kind's own check on equal scores (two repeats, for
+    `repeatable`) at tolerance 0, so
+    a kind added later needs no entry here (issue 51: only such cases can rank a scorer
+    above one that never moves; `RelationKind.changes_score` answers another question, the
+    no-op guard's, and `ordered` and `combined` change the score yet pass ties)."""
+    roles = relation.roles()
+    return not all(
+        check_relation(
+            relation, {role: [level] * 2 for role in roles}, 0.0, higher_is_better
+        ).verdict
+        is Verdict.passed
+        for level in NEVER_MOVING_LEVELS
+    )
+
+
 def mirror(relation: Any) -> Any:
     """The relation with its direction flipped (the same relation when it has none)."""
     return kind_of(relation).mirror(relation)

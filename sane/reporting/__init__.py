@@ -25,7 +25,9 @@ _EXPORTS = {
     "HumanAlignment": "sane.reporting._models",
     "Limits": "sane.reporting._gate",
     "LiveOptions": "sane.reporting._html",
+    "DEFAULT_SCORE_MEANING": "sane.reporting._planted",
     "NOT_SHOWN_BETTER": "sane.reporting._planted",
+    "planted_notes": "sane.reporting._planted",
     "PlantedTargets": "sane.reporting._planted",
     "RankingEntry": "sane.reporting._models",
     "Report": "sane.reporting._models",
@@ -49,6 +51,7 @@ _EXPORTS = {
     "register_section": "sane.reporting.sections",
 }
 __all__ = [
+    "DEFAULT_SCORE_MEANING",
     "NOT_SHOWN_BETTER",
     "CallSummary",
     "CallTotals",
@@ -79,6 +82,7 @@ __all__ = [
     "evaluate",
     "gate_document",
     "junit_xml",
+    "planted_notes",
     "register_section",
     "render_gate",
     "render_html",

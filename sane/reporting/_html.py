@@ -31,6 +31,7 @@ from sane.records import Capability, Recipe, Requirement
 from sane.relations import Relation, formula, reference_role
 from sane.reporting._models import FaultEvidence, Report
 from sane.reporting._next_steps import first_lines
+from sane.reporting._planted import DEFAULT_SCORE_MEANING, planted_notes
 from sane.reporting._plots import heat_colour, pass_rate_plot, stability_plot, threshold_plot
 from sane.reporting._worddiff import diff_variants
 from sane.reporting.formatting import INTERVAL_MEANING, RANK_MEANING, TOLERANCE_MEANING
@@ -218,6 +219,8 @@ def render_html(
             other_sections=written(report.sections),
             **first_lines(report),
             rank_meaning=RANK_MEANING,
+            default_score_meaning=DEFAULT_SCORE_MEANING,
+            planted_notes=planted_notes(report.planted_targets),
             interval_meaning=INTERVAL_MEANING,
             tolerance_meaning=TOLERANCE_MEANING,
         )

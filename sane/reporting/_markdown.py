@@ -17,6 +17,7 @@ from sane.relations import formula
 from sane.reporting._fault_groups import group_faults
 from sane.reporting._models import Report
 from sane.reporting._next_steps import first_lines
+from sane.reporting._planted import DEFAULT_SCORE_MEANING, planted_notes
 from sane.reporting.formatting import (
     INTERVAL_MEANING,
     RANK_MEANING,
@@ -68,6 +69,8 @@ def render_markdown(
             max_errors=max_errors,
             robustness=ROBUSTNESS,
             rank_meaning=RANK_MEANING,
+            default_score_meaning=DEFAULT_SCORE_MEANING,
+            planted_notes=planted_notes(report.planted_targets),
             interval_meaning=INTERVAL_MEANING,
             tolerance_meaning=TOLERANCE_MEANING,
             **first_lines(report),

@@ -8,7 +8,7 @@ where it would rank among the candidates. A candidate that no paired test (McNem
 cases both judged) shows better than the constant scorer is flagged "not shown better than a
 scorer that never moves", first in every format (the findings headline). A suite whose cases
 a constant scorer mostly passes is warned about: its pass rates reward not moving, which the
-default score (sane.stats.balanced_score, over discriminating cases only) does not.
+default score (sane.stats.balanced_score: a scorer that never moves gets 0.5) does not.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pydantic import Field
 
 from sane._record import Record
 from sane.records import Verdict
-from sane.relations import KINDS
+from sane.relations import discriminates
 from sane.stats import BalancedScore, CaseOutcome, balanced_score, paired_comparison
 
 if TYPE_CHECKING:
@@ -30,6 +30,12 @@ if TYPE_CHECKING:
 CONSTANT = "null-constant"  # sane.scorers.null_scorers.CONSTANT (reporting never imports scorers)
 NOT_SHOWN_BETTER = "not shown better than a scorer that never moves"
 HIGH_CONSTANT_SHARE = 0.5  # above this share of passes by the constant scorer, warn
+DEFAULT_SCORE_MEANING = (
+    "Default score: the balanced accuracy over the cases that need the score to move (a "
+    "scorer that never moves fails them) and the cases that need it to hold still (it "
+    "passes them), requirements and families weighed evenly within each; a scorer that "
+    "never moves gets 0.5. Its 95% interval, then the discriminating cases in brackets"
+)
 
 
 class PlantedScorer(Record):
@@ -57,16 +63,20 @@ class PlantedTargets(Record):
 
 def _outcomes(runs: list[ExecutionRecord], context: ReportContext) -> list[CaseOutcome]:
     found = []
+    higher_is_better = context.snapshot.spec.output.higher_is_better
+    telling: dict[str, bool] = {}  # recipe id -> whether a scorer that never moves can fail it
     for execution in runs:
         if execution.verdict is Verdict.error:
             continue
         recipe = context.recipes[execution.recipe_id]
+        if recipe.id not in telling:
+            telling[recipe.id] = discriminates(recipe.relation, higher_is_better)
         found.append(
             CaseOutcome(
                 family=recipe.id,
                 requirement=recipe.requirement.value,
                 passed=execution.verdict is Verdict.passed,
-                discriminating=KINDS[recipe.relation.kind].changes_score,
+                discriminating=telling[recipe.id],
             )
         )
     return found
@@ -139,9 +149,26 @@ def planted_targets(context: ReportContext) -> PlantedTargets | None:
     if share is not None and share > HIGH_CONSTANT_SHARE:
         warnings.append(
             f"a scorer that never moves passes {share:.0%} of this suite's judged cases: its "
-            "pass rates mostly reward not moving; read the default score (discriminating "
-            "cases only) and the null scorers' places"
+            "pass rates mostly reward not moving; read the default score (on which a scorer "
+            "that never moves gets 0.5) and the null scorers' places"
         )
     return PlantedTargets(
         scorers=scorers, constant_pass_share=share, not_shown_better=flagged, warnings=warnings
     )
+
+
+def planted_notes(planted: PlantedTargets | None) -> list[str]:
+    """The lines every ranking shows under its table: who is not shown better than the
+    constant scorer, where each null scorer would rank, and the warnings."""
+    if planted is None:
+        return []
+    notes = []
+    if planted.not_shown_better:
+        notes.append(f"{NOT_SHOWN_BETTER}: " + ", ".join(planted.not_shown_better))
+    places = "; ".join(
+        f"{s.target} would rank {s.place_by_pass_rate or '-'} by pass rate and "
+        f"{s.place_by_default_score or '-'} by default score, of {s.candidates + 1}"
+        for s in planted.scorers
+    )
+    notes.append(f"planted null scorers (not candidates): {places}")
+    return notes + planted.warnings

@@ -1,25 +1,38 @@
-"""A ranking score a scorer that never moves cannot win: the balanced pass rate over
-discriminating cases.
+"""A ranking score no null scorer can win: the balanced accuracy of a target over the cases
+that need it to move and the cases that need it to hold still.
 
 Why: the raw pass rate counts every judged case alike, so a suite made mostly of invariance
 and no-increase tests (an operator grid: 7 of 9 code edits change nothing that matters to a
 faithfulness criterion) rewards not moving; a constant scorer passed 0.912 of such a suite and
 ranked second of ten (issue 51). The behavioral-correctness paper (section 3.4) makes the same
 point: its most stable metric was its least sensitive, so stability alone is not reliability.
+Counting only the cases a constant scorer fails is no cure either: a scorer that moves at
+random passes about half of those, and ranked first of ten by that score on both suites of
+`benchmarks/bench_ranking.py`.
 
-The score counts a case only where a scorer that never moves would fail it: the relation
-predicts that the variants' scores differ (`RelationKind.changes_score`: decrease, increase,
-graded series), so equal scores cannot pass it. Invariance and no-increase / no-decrease cases
-are passed by a constant scorer whatever the criterion, so they carry no evidence of skill for
-a ranking (they stay in the raw pass rate and in stability). It then weights every requirement
-evenly, and every family (recipe) evenly within its requirement, so one large family does not
-decide the rank:
+So the cases fall in two classes, decided by the relation itself
+(`sane.relations.discriminates`: does a scorer that gives every variant the same score, at
+any level, fail it?):
 
-    score = mean over requirements r of ( mean over families f of r of passes_f / judged_f )
+- **moves**: the case needs the scores to differ (decrease, increase, `spans`) or passes a
+  constant only by chance (`at_level`); a scorer that never moves fails it;
+- **holds**: every scorer that never moves passes it (invariance, no increase / no decrease,
+  `ordered` and `combined`, which pass ties, `repeatable`); a scorer that moves at random
+  fails it often.
 
-over discriminating cases only. Interval: percentile bootstrap over families, resampled within
-each requirement (2000 resamples, seeded). Undefined (None, with a note) without a
-discriminating case: such a suite cannot tell a judge from a constant scorer.
+Within each class every requirement weighs evenly and every family (recipe) evenly within its
+requirement, so one large family does not decide the rank; the score is the mean of the two
+classes' balanced pass rates, the balanced accuracy of the target's verdicts:
+
+    half(c) = mean over requirements r of ( mean over families f of r, in c, of passes_f / judged_f )
+    score   = ( half(moves) + half(holds) ) / 2
+
+A scorer that never moves gets half(moves) = 0 and half(holds) = 1, so 0.5 (chance), whatever
+the suite's mix; one that moves at random gets about half of the first and less than all of
+the second. Interval: percentile bootstrap over families, resampled within each class and
+requirement (2000 resamples, seeded). Undefined (None, with a note) without a "moves" case:
+such a suite cannot tell a judge from a constant scorer. Without a "holds" case the score is
+half(moves) alone (noted).
 """
 
 from __future__ import annotations
@@ -35,7 +48,7 @@ from sane.stats._intervals import _percentile_interval
 @dataclass(frozen=True)
 class CaseOutcome:
     """One judged case of one target: its family, requirement, verdict, and whether a scorer
-    that never moves would fail it (a discriminating case)."""
+    that never moves would fail it (a discriminating case: the "moves" class)."""
 
     family: str
     requirement: str
@@ -48,6 +61,9 @@ class BalancedScore(StatsModel):
 
     value: float | None = None
     ci: tuple[float, float] | None = None
+    # the two classes' balanced pass rates: cases a never-moving scorer fails / passes
+    moves: float | None = None
+    holds: float | None = None
     discriminating_cases: int = 0
     judged_cases: int = 0
     families: int = 0
@@ -57,40 +73,59 @@ class BalancedScore(StatsModel):
     note: str | None = None
 
 
-def _balanced(rates: dict[str, list[float]]) -> float:
+Rates = dict[bool, dict[str, list[float]]]  # class (discriminating?) -> requirement -> rates
+
+
+def _half(rates: dict[str, list[float]]) -> float:
     return float(np.mean([np.mean(values) for values in rates.values()]))
+
+
+def _balanced(rates: Rates) -> float:
+    return float(np.mean([_half(by_requirement) for by_requirement in rates.values()]))
 
 
 def balanced_score(
     outcomes: Sequence[CaseOutcome], *, n_resamples: int = 2000, seed: int = 0
 ) -> BalancedScore:
-    """The balanced pass rate over discriminating cases (module docstring), with its interval."""
+    """The balanced accuracy over the "moves" and "holds" cases (module docstring), with its
+    interval."""
     judged = len(outcomes)
-    kept = [o for o in outcomes if o.discriminating]
+    telling = sum(o.discriminating for o in outcomes)
     base = {
         "judged_cases": judged,
-        "discriminating_cases": len(kept),
-        "constant_pass_share": (judged - len(kept)) / judged if judged else None,
+        "discriminating_cases": telling,
+        "constant_pass_share": (judged - telling) / judged if judged else None,
     }
-    if not kept:
+    if not telling:
         why = "no judged case" if not judged else "no discriminating case"
         return BalancedScore(**base, note=f"undefined: {why} (a constant scorer passes them all)")
-    by_family: dict[tuple[str, str], list[bool]] = defaultdict(list)
-    for outcome in kept:
-        by_family[(outcome.requirement, outcome.family)].append(outcome.passed)
-    rates: dict[str, list[float]] = defaultdict(list)
-    for (requirement, _), verdicts in sorted(by_family.items()):
-        rates[requirement].append(sum(verdicts) / len(verdicts))
+    by_family: dict[tuple[bool, str, str], list[bool]] = defaultdict(list)
+    for o in outcomes:
+        by_family[(o.discriminating, o.requirement, o.family)].append(o.passed)
+    rates: Rates = defaultdict(lambda: defaultdict(list))
+    for (moves, requirement, _), verdicts in sorted(by_family.items()):
+        rates[moves][requirement].append(sum(verdicts) / len(verdicts))
     rng = np.random.default_rng(seed)
     draws = [
-        _balanced({r: list(rng.choice(v, size=len(v))) for r, v in rates.items()})
+        _balanced(
+            {
+                c: {r: list(rng.choice(v, size=len(v))) for r, v in by_r.items()}
+                for c, by_r in rates.items()
+            }
+        )
         for _ in range(n_resamples)
     ]
     ci, _ = _percentile_interval(np.asarray(draws), 0.95)
+    holds = _half(rates[False]) if False in rates else None
     return BalancedScore(
         **base,
         value=_balanced(rates),
         ci=ci,
+        moves=_half(rates[True]),
+        holds=holds,
         families=len(by_family),
-        requirements=len(rates),
+        requirements=len({r for by_r in rates.values() for r in by_r}),
+        note=None
+        if holds is not None
+        else "no case a constant scorer passes: the score is the discriminating half alone",
     )

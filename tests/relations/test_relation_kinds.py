@@ -63,7 +63,7 @@ def _relation(data: dict):
 
 
 def test_every_registered_kind_has_a_row_and_every_row_a_kind() -> None:
-    assert set(KINDS) == set(ROWS) == set(FILING) == set(READING)
+    assert set(KINDS) == set(ROWS) == set(FILING) == set(READING) == set(DISCRIMINATES)
     literal_kinds = {
         kind
         for record in get_args(get_args(Relation)[0])
@@ -159,3 +159,37 @@ def test_each_kind_says_its_reference_series_and_repeats(name: str) -> None:
     assert reference_role(relation) == reference
     assert (kind.series(relation) if kind.series else None) == series
     assert (kind.repeats(relation) if kind.repeats else None) == repeats
+
+
+# kind -> whether a scorer that never moves can fail ROWS' example (issue 51: only such cases
+# count in the default ranking score). `ordered` and `combined` predict a change yet pass
+# ties, so `changes_score` (the no-op guard's question) is not the answer.
+DISCRIMINATES = {
+    "decrease": True,
+    "increase": True,
+    "no_increase": False,
+    "no_decrease": False,
+    "invariant": False,
+    "repeatable": False,
+    "combined": False,
+    "ordered": False,
+    "spans": True,
+    "at_level": True,  # a constant passes a band only where its level falls in it: by chance
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_each_kind_says_whether_a_scorer_that_never_moves_can_fail_it(name: str) -> None:
+    from sane.relations import discriminates
+
+    relation = _relation(ROWS[name][0])
+    assert discriminates(relation) is DISCRIMINATES[name]
+    assert discriminates(mirror(relation), higher_is_better=False) is DISCRIMINATES[name]
+
+
+def test_a_band_that_covers_the_whole_range_does_not_discriminate() -> None:
+    from sane.relations import discriminates
+
+    whole = _relation({"kind": "at_level", "low": 0.0, "high": 1.0})
+    assert not discriminates(whole)
+    assert discriminates(_relation({"kind": "at_level", "low": 0.0, "high": 0.99}))

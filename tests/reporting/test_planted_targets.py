@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from sane import api
 from sane.cli import app
+from sane.reporting import render_html, render_markdown
 from sane.scorers.null_scorers import NULL_SCORERS
 
 
@@ -24,6 +25,26 @@ def test_execute_plants_the_null_scorers_and_the_report_places_them_apart(suite_
     constant = next(s for s in planted.scorers if s.target == "null-constant")
     assert constant.pass_rate == report.targets["lazy"].pass_rate == planted.constant_pass_share
     assert set(report.default_scores) == set(report.targets)
+    # the default score: a scorer that never moves gets one half (it fails every case that
+    # needs a move and passes every one that needs it to hold); careful passes both kinds,
+    # spacey only the first, so it ties with the constant scorer
+    scores = report.default_scores
+    assert constant.default_score == scores["lazy"].value == scores["spacey"].value == 0.5
+    assert (scores["lazy"].moves, scores["lazy"].holds) == (0.0, 1.0)
+    assert scores["careful"].value == 1.0 and constant.place_by_default_score == 2
+
+    # the markdown and HTML rankings show it, stability and sensitivity beside every ranked
+    # target, and where the null scorers would rank
+    markdown = render_markdown(report)
+    ranking = markdown.split("## Ranking", 1)[1].split("###", 1)[0]
+    assert "| default score [95% CI] | stability / sensitivity |" in ranking
+    careful = next(line for line in ranking.splitlines() if "| careful |" in line)
+    summary = report.targets["careful"]
+    assert f"| 1.000 {_ci(scores['careful'].ci)} (" in careful
+    assert f"| {summary.stability:.3f} / {summary.sensitivity:.3f} |" in careful
+    assert "null-constant would rank 3 by pass rate and 2 by default score, of 5" in ranking
+    html = render_html(report)
+    assert 'data-default-score="careful"' in html and "data-planted-note" in html
     # lazy is a constant scorer too: no paired test separates it from null-constant, and its
     # headline says so first. Neither is careful (1.0 against 0.4) on 5 judged cases: its 3
     # discordant cases give McNemar's exact p = 0.25, so a suite this small shows nothing.
@@ -36,3 +57,7 @@ def test_execute_plants_the_null_scorers_and_the_report_places_them_apart(suite_
     assert gate.exit_code == 5
     values = {c["target"]: c["value"] for c in json.loads(gate.stdout)["checks"]}
     assert values == {"careful": 0.0, "lazy": 0.0}
+
+
+def _ci(ci: tuple[float, float]) -> str:
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
