@@ -61,3 +61,43 @@ def test_execute_plants_the_null_scorers_and_the_report_places_them_apart(suite_
 
 def _ci(ci: tuple[float, float]) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def test_cases_a_constant_scorer_passes_are_told_by_the_relation_not_by_its_kind_s_name():
+    """`ordered` and `combined` predict a change yet pass ties: a constant scorer passes them,
+    so they fall in the "holds" class of the default score, beside the invariances."""
+    from types import SimpleNamespace
+
+    from pydantic import TypeAdapter
+
+    from sane.records import ExecutionRecord, Verdict
+    from sane.relations import Relation
+    from sane.reporting._planted import _outcomes
+
+    relations = {
+        "ord": {"kind": "ordered", "series": ["a", "b"]},
+        "comb": {"kind": "combined"},
+        "dec": {"kind": "decrease"},
+        "spans": {"kind": "spans", "series": ["a", "b"]},
+    }
+    recipes = {
+        rid: SimpleNamespace(
+            id=rid,
+            requirement=SimpleNamespace(value="r"),
+            relation=TypeAdapter(Relation).validate_python(data),
+        )
+        for rid, data in relations.items()
+    }
+    context = SimpleNamespace(
+        recipes=recipes,
+        snapshot=SimpleNamespace(
+            spec=SimpleNamespace(output=SimpleNamespace(higher_is_better=True))
+        ),
+    )
+    runs = [
+        ExecutionRecord(target="t", case_id=rid, recipe_id=rid, scores={}, tolerance=0.0,
+                        verdict=Verdict.passed)
+        for rid in relations
+    ]  # fmt: skip
+    telling = {o.family: o.discriminating for o in _outcomes(runs, context)}
+    assert telling == {"ord": False, "comb": False, "dec": True, "spans": True}
