@@ -4,7 +4,7 @@ Why: a simulated oracle answers from ground truth whatever a question says, and 
 1.5B model answers noise, so neither shows whether a careful reader can get the panel's
 questions right. A strong model can. This runs, through an OpenAI-compatible server that a
 strong model answers (`--api-base`), the quick and the full qualification and one small
-faithfulness suite, and writes every reply into `tests/fixtures/strong_model/cache.db` (an LLM
+faithfulness suite and one comparative suite (answer_preference), and writes every reply into `tests/fixtures/strong_model/cache.db` (an LLM
 cache: the tests replay it offline with `--max-calls 0`) with `recorded.json` (the figures
 and families the replay must reproduce).
 
@@ -36,6 +36,8 @@ FIXTURE = ROOT / "tests" / "fixtures" / "strong_model"
 MODEL = "openai/strong"
 RECORDED_BASE = "http://127.0.0.1:8931/v1"  # part of every cache key: replays need this one
 SUITE_OPTIONS = ["--capabilities", "3", "--recipes", "2", "--cases", "4"]
+# the suites recorded: a pointwise one and a comparative one (two answers, which is better)
+SUITE_SPECS = ("builtin:faithfulness", "builtin:answer_preference")
 
 
 def sane(*args: str, cache: Path, api_base: str, max_calls: int | None = None) -> None:
@@ -77,9 +79,11 @@ def main() -> None:
              cache=cache, api_base=options.api_base)  # fmt: skip
         (found,) = json.loads(out.read_text(encoding="utf-8"))
         figures[run] = {key: found[key] for key in ("calls", "accuracy", "qualifies")}
-    suite = work / "faithfulness.db"
-    sane("generate", "builtin:faithfulness", "--suite", str(suite), "--model", MODEL,
-         "--oracle-model", MODEL, *SUITE_OPTIONS, cache=cache, api_base=options.api_base)  # fmt: skip
+    suites = {}
+    for spec in SUITE_SPECS:
+        suites[spec] = work / f"{spec.removeprefix('builtin:')}.db"
+        sane("generate", spec, "--suite", str(suites[spec]), "--model", MODEL,
+             "--oracle-model", MODEL, *SUITE_OPTIONS, cache=cache, api_base=options.api_base)  # fmt: skip
     with sqlite3.connect(cache) as db:
         db.execute("vacuum")
     shutil.copy(cache, FIXTURE / "cache.db")
@@ -91,7 +95,10 @@ def main() -> None:
         "api_base": RECORDED_BASE,
         "suite": ["generate", "builtin:faithfulness", *SUITE_OPTIONS],
         "qualification": figures,
-        "validated_families": suite_families(suite),
+        "validated_families": suite_families(suites["builtin:faithfulness"]),
+        # a comparative suite: which of two answers is better (a pairwise judge's spec)
+        "pairwise_suite": ["generate", "builtin:answer_preference", *SUITE_OPTIONS],
+        "pairwise_validated_families": suite_families(suites["builtin:answer_preference"]),
     }
     (FIXTURE / "recorded.json").write_text(json.dumps(recorded, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(recorded))

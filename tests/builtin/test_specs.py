@@ -100,6 +100,9 @@ def test_the_comparative_spec_compares_two_answers_with_local_targets() -> None:
     assert kinds["compared"].target.metric in LOCAL_METRICS
     rows = _examples(spec, path)
     assert all(row["answer_a"] != row["answer_b"] for row in rows)
+    # every first answer is correct, so an edit that degrades it has room to lower the
+    # preference (one already wrong sits at the floor: the strong model's readers' note)
+    assert not any("Ag." in row["answer_a"] or "lungs" in row["answer_a"] for row in rows)
 
 
 def test_faithfulness_has_the_demo_targets() -> None:

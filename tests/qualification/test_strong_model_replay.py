@@ -21,6 +21,7 @@ from sane import api
 from sane.cli import app
 from sane.qualification.qualify import thresholds
 from sane.records import RunConfig
+from sane.requirements import Requirement
 from sane.suites.store import SuiteStore
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "strong_model"
@@ -85,3 +86,26 @@ def test_its_suite_validates_the_recorded_families_and_says_qualified_first(
         line for line in markdown.splitlines() if line.strip() and not line.startswith("#")
     )
     assert "Oracle qualified" in first, markdown[:600]
+
+
+def test_a_comparative_suite_validates_its_recorded_families_and_ranks_a_compared_metric(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The strong model derives and validates a pairwise judge's suite (recipes edit the first
+    answer; relations are on the preference for it), and a pointwise metric used
+    comparatively runs on it: the comparative path from spec to ranking, offline."""
+    suite = tmp_path / "answer_preference.db"
+    model = RECORDED["model"]
+    _replayed(*RECORDED["pairwise_suite"], "--suite", str(suite), "--model", model,
+              "--oracle-model", model, "--quiet", cache=cache, monkeypatch=monkeypatch)  # fmt: skip
+    store = SuiteStore(suite, readonly=True)
+    validated = sorted(family.recipe_id for family in store.families() if family.validated)
+    recipes = store.recipes()
+    store.close()
+    assert validated == RECORDED["pairwise_validated_families"] and validated
+    assert {recipe.requirement for recipe in recipes} >= {Requirement.monotonicity}
+    run = CliRunner().invoke(app, ["execute", str(suite), "--target", "overlap-compared"])
+    assert run.exit_code in (0, 1), run.output  # 1: faults found
+    report = api.report(suite)
+    assert report.targets["overlap-compared"].pass_rate is not None
+    assert [entry.target for entry in report.ranking] == ["overlap-compared"]
