@@ -12,7 +12,8 @@ import math
 from enum import Enum, StrEnum
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from sane._record import Record
 from sane.comparison_record import ComparisonAudit
@@ -83,6 +84,22 @@ class SuiteTarget(Record):
     added: str
 
 
+def _refuse(record: Record, field: str, message: str) -> None:
+    """Refuse a record's cross-field check at the field to change (`output.type`), not at
+    the record as a whole: a model check's ValueError has no place, and bad input names its
+    field."""
+    raise ValidationError.from_exception_data(
+        type(record).__name__,
+        [
+            InitErrorDetails(
+                type=PydanticCustomError("value_error", message),
+                loc=tuple(field.split(".")),
+                input=getattr(record, field.split(".")[0], None),
+            )
+        ],
+    )
+
+
 class ScorerSpec(Record):
     """The scorer under test: criterion, fields, output contract, examples, targets."""
 
@@ -101,34 +118,44 @@ class ScorerSpec(Record):
     @model_validator(mode="after")
     def _scored_field_declared(self) -> ScorerSpec:
         if self.scored_field not in self.fields:
-            raise ValueError(
-                f"scored_field '{self.scored_field}' is not one of fields {sorted(self.fields)}"
-            )
+            _refuse(
+                self, "scored_field",
+                f"'{self.scored_field}' is not one of fields {sorted(self.fields)}",
+            )  # fmt: skip
         return self
 
     @model_validator(mode="after")
     def _comparison_declared(self) -> ScorerSpec:
         """A comparative spec names two distinct declared fields, edits the first, and says
-        its output is a preference (and a pairwise output belongs to a comparative spec)."""
+        its output is a preference (and a pairwise output belongs to a comparative spec).
+        Each refusal names the key to change, as any other bad field of a spec."""
         compared = self.compared_fields
         if compared is None:
             if self.output.pairwise:
-                raise ValueError("a pairwise output needs compared_fields: [first, second]")
+                _refuse(
+                    self, "compared_fields",
+                    "missing: a pairwise output needs compared_fields: [first, second]",
+                )  # fmt: skip
             return self
         if len(compared) != 2 or compared[0] == compared[1]:
-            raise ValueError("compared_fields must name two different fields")
+            _refuse(self, "compared_fields", "must name two different fields: [first, second]")
         unknown = [name for name in compared if name not in self.fields]
         if unknown:
-            raise ValueError(
-                f"compared_fields {unknown} are not among fields {sorted(self.fields)}"
-            )
+            _refuse(
+                self, "compared_fields",
+                f"{unknown} are not among fields {sorted(self.fields)}",
+            )  # fmt: skip
         if self.scored_field != compared[0]:
-            raise ValueError(
-                f"scored_field must be the first compared field ('{compared[0]}'): recipes "
-                "edit it, and the preference is for it"
-            )
+            _refuse(
+                self, "scored_field",
+                f"must be the first compared field ('{compared[0]}'): recipes edit it, and "
+                "the preference is for it",
+            )  # fmt: skip
         if not self.output.pairwise:
-            raise ValueError("a comparative spec's output must be `type: pairwise`")
+            _refuse(
+                self, "output.type",
+                f"a comparative spec's output must be `type: pairwise`, not {self.output.type}",
+            )  # fmt: skip
         return self
 
     @property

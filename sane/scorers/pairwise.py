@@ -19,13 +19,14 @@ record with both candidates and returns the preference.
 from __future__ import annotations
 
 import json
+import numbers
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from jinja2 import TemplateError
-from pydantic import BaseModel, create_model, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from sane.errors import InputError, ScorerError
 from sane.records import OutputContract, ScorerSpec, SuiteTarget, TargetConfig
@@ -77,6 +78,11 @@ _VERDICT_LINE = re.compile(
 )
 _BARE_VERDICT = re.compile(rf"^\s*[\"'*]*{_VERDICT_WORD}[\"'*.]*\s*$")
 _CANDIDATE = re.compile(r"^\s*[\"'*]*candidate[ _]([ab])\b[\"'*.]*\s*$", re.IGNORECASE)
+# A verdict named anywhere, mid-line too (`{"verdict": "A"} Verdict: B`): never read as the
+# answer (prose says "the answer: a ..."), only to refuse a reply that names two.
+_VERDICT_ANYWHERE = re.compile(
+    r"\b(?i:verdict|winner)[\"'*_]*\s*[:=]\s*[\"'*_]*(?:candidate[ _])?(A|B|[Tt]ie|TIE)\b"
+)
 
 
 def _choice(word: str) -> Choice:
@@ -96,13 +102,15 @@ def parse_verdict(reply: str, contract: OutputContract) -> float:
         except json.JSONDecodeError:
             continue
         if isinstance(data, dict) and isinstance(data.get("verdict"), str):
-            word = data["verdict"].strip().strip(".").removeprefix("candidate_").strip()
+            word = re.sub(r"(?i)^candidate[ _]", "", data["verdict"].strip().strip("."))
             if re.fullmatch(_VERDICT_WORD, word, re.IGNORECASE):
                 found.add(_choice(word))
     found |= {_choice(m.group(1)) for m in _VERDICT_LINE.finditer(text)}
     bare = _BARE_VERDICT.match(text) or _CANDIDATE.match(text)
     if bare:
         found.add(_choice(bare.group(1)))
+    if found:
+        found |= {_choice(m.group(1)) for m in _VERDICT_ANYWHERE.finditer(text)}
     if len(found) > 1:
         raise ScorerError(f"unparseable pairwise verdict: names {sorted(found)} in {text[:120]!r}")
     if found:
@@ -116,13 +124,14 @@ def parse_verdict(reply: str, contract: OutputContract) -> float:
 
 
 class PairwiseReply(BaseModel):
+    """The JSON a `reply: json` pairwise judge must give: a verdict, one of three words (a
+    local model's grammar enforces the enum, so a small model cannot answer "C")."""
+
     verdict: Choice
 
 
 def pairwise_reply_schema() -> type[BaseModel]:
-    """The JSON a `reply: json` pairwise judge must give: a verdict, one of three words (a
-    local model's grammar enforces the enum)."""
-    return create_model("PairwiseReply", verdict=(Choice, ...))
+    return PairwiseReply
 
 
 class PairwiseJudgeConfig(JudgeConfig):
@@ -244,13 +253,14 @@ PAIRWISE_JUDGE = register_target_kind(
 
 
 class ComparedConfig(TargetConfig):
-    """A `compared` target: the pointwise target `target` (any kind but another `compared`,
+    """A `compared` target: the pointwise target `target` (any kind but a comparative one,
     named after this one) scores each candidate on its own; the preference is the difference
-    of the two scores on its own scale, a tie within `margin` of it."""
+    of the two scores as a share of its range, a tie where they differ by at most `margin`
+    (in the pointwise target's own units: `margin: 1` on a 1-5 judge ties 4 and 3)."""
 
     kind: Literal["compared"] = "compared"
     target: AnyTargetConfig
-    margin: float = 0.0
+    margin: float = Field(default=0.0, ge=0.0)
 
     SETTINGS: ClassVar[frozenset[str]] = TargetConfig.SETTINGS | {"target", "margin"}
 
@@ -277,10 +287,16 @@ class ComparedConfig(TargetConfig):
 
 def _pointwise_view(spec: ScorerSpec, inner: TargetConfig) -> ScorerSpec:
     """The spec as a pointwise target of it sees it: the first candidate is the scored field,
-    and its output is the inner target's own contract (a preference range means nothing to
-    it)."""
+    the second is not there at all (a judge's rubric shows every field it is given: one that
+    saw the other candidate would compare, not score one text), and its output is the inner
+    target's own contract (a preference range means nothing to it)."""
+    second = spec.other_field
     return spec.model_copy(
-        update={"compared_fields": None, "output": inner.output or OutputContract()}
+        update={
+            "compared_fields": None,
+            "fields": {name: text for name, text in spec.fields.items() if name != second},
+            "output": inner.output or OutputContract(),
+        }
     )
 
 
@@ -310,20 +326,26 @@ class ComparedTarget:
             await warm()
 
     def _sides(self, record: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-        return record, {**record, self.first: record[self.second]}
+        """The first candidate as the scored field, then the second in its place; neither
+        record holds the second field, so the pointwise target reads one candidate."""
+        context = {name: text for name, text in record.items() if name != self.second}
+        return context, {**context, self.first: record[self.second]}
 
     def _preference(self, a: float, b: float) -> float:
         inner = self.inner.contract
         for value in (a, b):
-            if not isinstance(value, int | float) or not inner.contains(float(value)):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, numbers.Real)
+                or not inner.contains(float(value))  # NaN is contained nowhere
+            ):
                 raise ScorerError(
-                    f"its pointwise score {value!r} is outside [{inner.min}, {inner.max}]"
+                    f"its pointwise score {value!r} is not a number in [{inner.min}, {inner.max}]"
                 )
-        difference = (float(a) - float(b)) / inner.span
-        if not inner.higher_is_better:
-            difference = -difference
-        if abs(difference) <= self.margin:
-            difference = 0.0
+        raw = float(a) - float(b)
+        if abs(raw) <= self.margin:
+            raw = 0.0
+        difference = raw / inner.span if inner.higher_is_better else -raw / inner.span
         return self.contract.min + (difference + 1.0) / 2.0 * self.contract.span
 
     async def score(self, record: dict[str, str], repeat: int = 0) -> float:
@@ -341,7 +363,9 @@ class ComparedBatchTarget(ComparedTarget):
         sides = [side for record in records for side in self._sides(record)]
         values = await self.inner.score_batch(sides)
         if not isinstance(values, list | tuple) or len(values) != len(sides):
-            raise ScorerError(f"its pointwise score_batch returned {len(values)} scores")
+            raise ScorerError(
+                f"its pointwise score_batch returned {str(values)[:80]} for {len(sides)} records"
+            )
         return [self._preference(values[i], values[i + 1]) for i in range(0, len(values), 2)]
 
 
