@@ -193,13 +193,28 @@ def faithful_edit(seq: int) -> str:
     return edits[seq % len(edits)]
 
 
-def noop_case(recipe: Recipe, case: Case) -> Case:
-    """Negative control: every variant replaced by one unchanged text (the original if any).
+def noop_case(recipe: Recipe, case: Case, scored_field: str) -> Case:
+    """Negative control: every variant replaced by the example's own, unchanged text.
 
-    Keeps the real case's id: it is stored under `case_control_id("noop", ...)`.
+    The unchanged text is the example's scored field (its "original" variant where the case
+    has one). Not a variant's text: in a recipe whose variants are all edits (a series of
+    "half_unfaithful" and "all_unfaithful" texts), copying one edited text into every role
+    shows a reader texts that do differ from the example, as one of the roles asked, and a
+    careful reader rightly called such a "no-op" realized (the strong model's readers did, 4
+    of 16 times, on a QAGS suite). Keeps the real case's id: it is stored under
+    `case_control_id("noop", ...)`.
     """
-    text = case.variants.get("original") or next(iter(case.variants.values()))
+    text = case.variants.get("original") or case.example.get(scored_field)
+    if text is None:
+        text = next(iter(case.variants.values()))
     return case.model_copy(update={"variants": {role: text for role in recipe.variant_roles}})
+
+
+def changes_something(recipe: Recipe) -> bool:
+    """Whether a recipe asks for any text that differs from the example's: one that scores
+    the example's text as it is (an `at_level` band on "original") is realized by copying it,
+    so a copy is no known-wrong realization of it."""
+    return bool(recipe.relation.must_differ()) or recipe.variant_roles != ["original"]
 
 
 def faithful_case(
@@ -237,6 +252,17 @@ def faithful_case(
     return fake, case
 
 
+DECOY_MAX_OVERLAP = 0.5
+"""The most an instruction may share with a recipe's own (Jaccard over their words) and still
+be its decoy: two recipes that ask for the same edit in other words ("make every claim
+unsupported" twice over) are no decoys of each other, and a careful reader rightly said
+their variants realized both (the strong model's readers, 2 of 12 decoys on a QAGS suite)."""
+
+
+def _overlap(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
 def decoy(recipe: Recipe, case: Case, others: Iterable[Recipe]) -> tuple[Recipe, Case] | None:
     """Negative control: the case with the instruction of the least similar other recipe.
 
@@ -248,7 +274,7 @@ def decoy(recipe: Recipe, case: Case, others: Iterable[Recipe]) -> tuple[Recipe,
         other
         for other in others
         if other.id != recipe.id
-        and other.instruction.strip() != recipe.instruction.strip()
+        and _overlap(words, set(other.instruction.casefold().split())) <= DECOY_MAX_OVERLAP
         and other.variant_roles == recipe.variant_roles
     ]
     if not candidates:
@@ -454,7 +480,9 @@ def _faithful(planting: Planting) -> tuple[Recipe, Case] | None:
 
 def _noop(planting: Planting) -> tuple[Recipe, Case] | None:
     assert planting.first_case is not None
-    return planting.recipe, noop_case(planting.recipe, planting.first_case)
+    if not changes_something(planting.recipe):
+        return None
+    return planting.recipe, noop_case(planting.recipe, planting.first_case, planting.scored_field)
 
 
 def _decoy(planting: Planting) -> tuple[Recipe, Case] | None:

@@ -78,3 +78,44 @@ def test_the_tally_counts_each_kind_against_its_right_answer() -> None:
         "decoy": (1, 0),  # unresolved is not an acceptance
         "faithful": (1, 1),  # ...so a known-right item left unresolved is wrong
     }
+
+
+def _recipe(rid: str, instruction: str, roles: list[str], relation: dict) -> Recipe:
+    return Recipe(id=rid, capability_id="cap-1", requirement="monotonicity", name=rid,
+                  instruction=instruction, variant_roles=roles, relation=relation,
+                  rationale="")  # fmt: skip
+
+
+def test_a_noop_shows_the_examples_own_text_in_every_role_even_without_an_original() -> None:
+    """A series of edited texts has no "original" variant: its no-op must still be the
+    example's unchanged text, not one edited variant copied into every role (which a careful
+    reader rightly calls realized)."""
+    series = _recipe("rec-2-1", "Make half, then all, of the claims unsupported.",
+                     ["half", "all"], {"kind": "ordered", "series": ["all", "half"]})  # fmt: skip
+    case = Case(id="rec-2-1/case-0", recipe_id="rec-2-1", index=0, example_index=0,
+                example=EXAMPLES[0], variants={"half": "One X.", "all": "Y X."})  # fmt: skip
+    planted = controls.family_controls(series, case, [series], 0, EXAMPLES, "summary")
+    (noop,) = [case for subject, _, case in planted if subject.startswith("control:noop")]
+    assert noop.variants == {"half": EXAMPLES[0]["summary"], "all": EXAMPLES[0]["summary"]}
+
+
+def test_no_noop_for_a_recipe_that_scores_the_example_as_it_is() -> None:
+    band = _recipe("rec-2-2", "Score the summary unchanged.", ["original"],
+                   {"kind": "at_level", "variant": "original", "low": 0.8, "high": 1.0})  # fmt: skip
+    case = Case(id="rec-2-2/case-0", recipe_id="rec-2-2", index=0, example_index=0,
+                example=EXAMPLES[0], variants={"original": EXAMPLES[0]["summary"]})  # fmt: skip
+    planted = controls.family_controls(band, case, [band], 0, EXAMPLES, "summary")
+    assert not [s for s, _, _ in planted if s.startswith("control:noop")]
+
+
+def test_a_recipe_asking_for_the_same_edit_in_other_words_is_no_decoy() -> None:
+    mine = _recipe("rec-3-1", "Replace every claim of the summary with an unsupported claim.",
+                   ["original", "perturbed"], {"kind": "decrease"})  # fmt: skip
+    twin = _recipe("rec-3-2", "Replace every claim in the summary with one unsupported claim.",
+                   ["original", "perturbed"], {"kind": "decrease"})  # fmt: skip
+    other = _recipe("rec-3-3", "Double every space between two words.",
+                    ["original", "perturbed"], {"kind": "invariant"})  # fmt: skip
+    case = CASE.model_copy(update={"recipe_id": "rec-3-1", "id": "rec-3-1/case-0"})
+    assert controls.decoy(mine, case, [mine, twin]) is None
+    fake, _ = controls.decoy(mine, case, [mine, twin, other])
+    assert fake.instruction == other.instruction
