@@ -96,6 +96,7 @@ def _transform_input(spec: ScorerSpec, examples: list[Example], index: int) -> T
         example_index=index,
         examples=tuple(examples),
         scored_field=spec.scored_field,
+        other_field=spec.other_field or "",
     )
 
 

@@ -15,6 +15,8 @@ from typing import Any
 from sane import api
 from sane.analyses.generator_comparison import Comparison, compare_generators
 from sane.generators.base import get_generator
+from sane.generators.fixed_sets import baselines_for
+from sane.inputs import load_spec
 from sane.llm import LLMSettings
 from sane.output_files import make_folder
 from sane.pipeline import Progress, no_progress
@@ -41,7 +43,7 @@ def run_baseline(
     spec: str | Path,
     *,
     suite_dir: str | Path,
-    generators: list[str],
+    generators: list[str] | None = None,
     config: RunConfig | None = None,
     examples: str | Path | None = None,
     execute: bool = True,
@@ -54,8 +56,12 @@ def run_baseline(
 
     Every suite gets the same run configuration (``config``, or its fields as keywords,
     as :func:`sane.api.generate` takes them) with its own generator, and every suite is
-    executed with the same `execution` (default: every target, one repeat)."""
+    executed with the same `execution` (default: every target, one repeat). Without
+    `generators`, the fixed sets offered to the spec (sane.generators.baselines_for: the JRH
+    set, and the comparative checks for a comparative spec)."""
     config = config or run_config(**options)
+    if generators is None:
+        generators = baselines_for(load_spec(spec)[0])
     names = [REFERENCE, *dict.fromkeys(g for g in generators if g != REFERENCE)]
     for name in names:
         get_generator(name)  # bad names fail before any suite is touched

@@ -64,7 +64,8 @@ def baseline(
         list[str] | None,
         typer.Option(
             metavar="GENERATOR",
-            help="Fixed set(s) to compare with derived (default fixed:jrh); repeatable.",
+            help="Fixed set(s) to compare with derived (default fixed:jrh, and fixed:pairwise "
+            "for a comparative spec); repeatable.",
         ),
     ] = None,
     examples: Annotated[Path | None, typer.Option(help="Examples JSONL (overrides spec).")] = None,
@@ -86,7 +87,7 @@ def baseline(
             comparison = run_baseline(
                 spec,
                 suite_dir=suite_dir,
-                generators=generator or ["fixed:jrh"],
+                generators=generator or None,  # None: the sets offered to the spec
                 config=run,
                 examples=examples,
                 execute=execute,

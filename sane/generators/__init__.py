@@ -1,7 +1,8 @@
 """Where a suite's capabilities and recipes come from: derived by agents or a fixed set.
 
 ``get_generator("derived")`` is the method itself; ``get_generator("fixed:jrh")``
-(or ``fixed:behavioral``, ``fixed:scoring-rules``, ``fixed:PATH.yaml``) replaces
+(or ``fixed:behavioral``, ``fixed:scoring-rules``, ``fixed:pairwise`` for a comparative
+spec, ``fixed:PATH.yaml``) replaces
 capability and recipe derivation with a fixed recipe set, keeping every later
 stage the same, so the two can be compared on one scorer (``sane baseline``).
 
@@ -17,6 +18,7 @@ _EXPORTS = {
     "FixedSet": "sane.generators.fixed_sets",
     "Generator": "sane.generators.base",
     "available_generators": "sane.generators.base",
+    "baselines_for": "sane.generators.fixed_sets",
     "fixed_set_names": "sane.generators.fixed_sets",
     "get_generator": "sane.generators.base",
     "load_fixed_set": "sane.generators.fixed_sets",
@@ -26,6 +28,7 @@ __all__ = [
     "FixedSet",
     "Generator",
     "available_generators",
+    "baselines_for",
     "fixed_set_names",
     "get_generator",
     "load_fixed_set",

@@ -8,6 +8,10 @@ makes it a baseline -- except that relations, written for a scorer whose higher
 score is better, are mirrored for a lower-is-better output contract (a fixed
 harness is told which end of the scale is "bad"; it is not told the criterion's
 semantics, which is where its expected directions go wrong).
+
+A set says which specs it is offered to (`specs`): `any`, or `comparative` for a set whose
+recipes are checks of a comparative judge (``fixed:pairwise``). `sane baseline` compares a
+comparative spec's derived suite with those too; a pointwise spec gets one only by name.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -79,6 +83,8 @@ class FixedSet(_Strict):
     name: str = Field(min_length=1)
     title: str = Field(min_length=1)
     source: str = Field(min_length=1)
+    # the specs it is offered to: every spec, or comparative ones only (by name to others)
+    specs: Literal["any", "comparative"] = "any"
     capabilities: list[FixedCapability] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -201,6 +207,24 @@ def load_fixed_set(name: str) -> FixedSet:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or None
         raise InputError(where, field, first["msg"]) from None
+
+
+DEFAULT_BASELINE = "fixed:jrh"
+
+
+def baselines_for(spec: ScorerSpec) -> list[str]:
+    """The fixed sets a derived suite of `spec` is compared with when none is named: the JRH
+    set, and for a comparative spec every set offered to comparative specs (their checks of
+    position-free verbosity, self-praise and identity mean nothing to a pointwise scorer
+    unless its author asks for them)."""
+    offered = [DEFAULT_BASELINE]
+    if spec.comparative:
+        offered += [
+            f"fixed:{name}"
+            for name in fixed_set_names()
+            if load_fixed_set(name).specs == "comparative"
+        ]
+    return offered
 
 
 # ------------------------------------------------------------------ generator

@@ -24,6 +24,7 @@ INVENTORY = {
     "jrh": (5, 8, 4),  # label flip; blank lines, spaces, tabs; paraphrase; long/short; repeat
     "behavioral": (12, 14, 0),  # Table 1: 12 assumptions, 14 transformations
     "scoring-rules": (2, 12, 3),  # Tables 1 and 2: 6 degradation + 6 manipulation
+    "pairwise": (5, 8, 8),  # padding x2, praise and note, blank lines and spaces, copy, repeat
 }
 
 

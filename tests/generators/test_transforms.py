@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from sane.edits import (
+    EVALUATOR_NOTE,
     FILLER,
     OPERATORS,
+    RESTATEMENT,
+    SELF_PRAISE,
     TRANSFORMS,
     TransformError,
     TransformInput,
@@ -104,7 +107,8 @@ def test_identity_is_the_text() -> None:
 @pytest.mark.parametrize("name", sorted(set(TRANSFORMS) - {"random_replacement"}))
 def test_every_transform_is_deterministic(name: str) -> None:
     text = TEXT + " It is 12 weeks long."  # a number and an auxiliary verb for every operator
-    outputs = {_run(name, text) for _ in range(3)}
+    pair = {"examples": ({"t": text, "other": "Another text."},), "other_field": "other"}
+    outputs = {_run(name, text, **pair) for _ in range(3)}  # a second candidate for any edit
     assert len(outputs) == 1
 
 
@@ -142,3 +146,32 @@ def test_an_operator_that_cannot_change_the_text_refuses(name: str, text: str) -
 def test_unknown_transform_is_named() -> None:
     with pytest.raises(KeyError, match="unknown transform 'nope'"):
         _run("nope")
+
+
+# ------------------------------------------------- the comparative baseline's edits
+
+PAIR = ({"question": "Q?", "answer_a": "Canberra.", "answer_b": "Sydney, the largest city."},)
+
+
+@pytest.mark.parametrize(
+    ("name", "sentence"),
+    [
+        ("restatement_padding", RESTATEMENT),
+        ("self_praise", SELF_PRAISE),
+        ("evaluator_note", EVALUATOR_NOTE),
+    ],
+)
+def test_an_appended_sentence_follows_the_text_as_filler_does(name: str, sentence: str) -> None:
+    assert _run(name, "One line.  ") == f"One line. {sentence}"
+    assert _run(name, "A list:\n- one\n") == f"A list:\n- one\n\n{sentence}"
+    assert name not in OPERATORS  # the recipe agent's catalogue is unchanged
+
+
+def test_other_candidate_copies_the_second_candidate_into_the_first() -> None:
+    given = {"examples": PAIR, "example_index": 0, "other_field": "answer_b"}
+    assert _run("other_candidate", "Canberra.", **given) == "Sydney, the largest city."
+    with pytest.raises(TransformError, match="comparative spec's second candidate"):
+        _run("other_candidate", "Canberra.", examples=PAIR)  # a pointwise spec: no other field
+    same = ({"answer_a": "Sydney.", "answer_b": "Sydney."},)
+    with pytest.raises(TransformError, match="leaves this text unchanged"):
+        _run("other_candidate", "Sydney.", examples=same, other_field="answer_b")
