@@ -317,7 +317,8 @@ def execute(
 
     The execution is described by ``config`` (an `ExecuteConfig`, built and checked by
     :func:`sane.pipeline.run_config.execute_config`) or, equivalently, by its fields as keywords
-    (``targets=``, ``repeats=``, ``timeout_s=``, ``tolerance_floor=``).
+    (``targets=``, ``repeats=``, ``timeout_s=``, ``tolerance_floor=``, ``max_target_calls=``,
+    ``comparison_examples=``: a comparative suite's audit, sane.pipeline.comparison).
 
     ``spec`` first adds or replaces targets from another spec of the same scorer, so judge
     versions are compared on one suite over time; a replaced definition is measured again.

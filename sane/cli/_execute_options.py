@@ -55,6 +55,18 @@ OPTIONS: dict[str, Option] = {
             ],
         ),
         Option(
+            "comparison_examples",
+            "comparison_examples",
+            Annotated[
+                int,
+                typer.Option(
+                    min=0,
+                    help="A comparative spec's examples its targets' comparison audit asks "
+                    "about (swapped, identical, padded, praised pairs; no oracle); 0: none.",
+                ),
+            ],
+        ),
+        Option(
             "tolerance_floor",
             "tolerance_floor",
             Annotated[

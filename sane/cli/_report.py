@@ -24,6 +24,8 @@ from sane.cli._common import (
     out,
     say,
 )
+from sane.cli._comparison import comparison_lines
+from sane.cli._comparison import rank_tables as comparison_tables
 from sane.cli._llm_options import llm_options
 from sane.errors import InputError
 from sane.inflation_record import ROBUSTNESS
@@ -145,6 +147,7 @@ def summary_renderables(report: Report, suite: object = "SUITE.db") -> list[obje
         for line, warning in trust_lines(funnel, report.review)
     ]
     lines += findings_lines(report)
+    lines += comparison_lines(report)  # a comparative suite's oracle-free audit
     lines += [f"[yellow]{escape(line)}[/]" for line in ways_out(report, suite)]
     lines.append(
         f"{escape(report.suite.scorer)}: {funnel.candidate_recipes} candidate recipes, "
@@ -331,6 +334,8 @@ def rank(
             ),
             "comparisons": [c.model_dump(mode="json") for c in result.comparisons],
         }
+        if result.comparison_audit is not None:  # a comparative suite's audit, human pairs
+            payload["comparison_audit"] = result.comparison_audit.model_dump(mode="json")
         if pair is not None:
             payload["comparison"] = pair.model_dump(mode="json")
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
@@ -341,7 +346,7 @@ def rank(
         for line in ways_out_lines:
             say(line, to=err)
         raise typer.Exit(EXIT_NOTHING_MEASURED)
-    for table in rank_tables(result):
+    for table in [*rank_tables(result), *comparison_tables(result)]:
         out.print(table)
     if pair is not None:
         out.print(comparison_table(pair))

@@ -21,6 +21,7 @@ from sane.cli._common import (
     progress_display,
     say,
 )
+from sane.cli._comparison import print_comparisons
 from sane.cli._execute_options import execute_options
 from sane.cli._llm_options import llm_options
 from sane.cli._run_options import run_options
@@ -267,7 +268,8 @@ def execute(
     searched = execution is not None and execution.max_target_calls > 0
     if searched:
         print_inflation(api.report(suite).inflation)
-    if not records and not searched:
+    audited = print_comparisons(api.report(suite))  # a comparative suite's, oracle-free
+    if not records and not searched and not audited:
         print_ways_out(api.report(suite), suite)
         raise fail(
             EXIT_NOTHING_MEASURED,

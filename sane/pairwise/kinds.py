@@ -220,7 +220,7 @@ def _repeatability(rows: list[Preferences], settings: AuditSettings, det: bool) 
     if det:
         return ComparisonCheck(
             kind="repeatability", statistic="share of verdicts that change when asked again",
-            value=0.0, ci=(0.0, 0.0), n=0, skipped="a deterministic target",
+            value=None, ci=None, n=0, skipped="a deterministic target",
         )  # fmt: skip
     changed = [decisive(row["ab"], settings) != decisive(row["again"], settings) for row in rows]
     return _rate(

@@ -46,6 +46,7 @@ EXECUTE_OPTIONS = {
     "timeout_s": "--timeout",
     "tolerance_floor": "--tolerance-floor",
     "max_target_calls": "--max-target-calls",
+    "comparison_examples": "--comparison-examples",
 }
 
 

@@ -7,7 +7,9 @@ generate:
        case panel and planted controls; no recipe waits for another)
     -> case_panel -> controls -> families
 execute:
-    execute -> inflation (each target's score-inflation search: no oracle) -> report
+    execute -> inflation (each target's score-inflation search: no oracle)
+    -> comparison (a comparative spec's targets audited for position, length and
+       self-praise bias and the rest of sane.pairwise: no oracle) -> report
 
 Each node returns what it produced (`State`): the capabilities to the recipes node, the
 recipes and what their flows share to the flows, each flow's outcome to the join. One
@@ -31,8 +33,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
+from sane.comparison_record import ComparisonAudit
 from sane.manipulations import SearchResult
-from sane.pipeline import execution, generate, inflation, resume
+from sane.pipeline import comparison, execution, generate, inflation, resume
 from sane.pipeline._runtime import RecipeFlows, RecipeOutcome, RunContext
 from sane.records import Capability, Family, Recipe, Stage
 from sane.reporting import Report
@@ -59,6 +62,7 @@ class State(TypedDict, total=False):
     families: list[Family]  # families
     executed: dict[str, int]  # execute: cases each target ran
     inflation: dict[str, SearchResult]  # inflation: each target's score-inflation search
+    comparison: dict[str, ComparisonAudit]  # comparison: each comparative target's audit
     report: Report  # report
 
 
@@ -108,6 +112,10 @@ async def _inflation(state: State, runtime: Runtime[RunContext]) -> State:
     return {"inflation": await inflation.search_inflation(runtime.context)}
 
 
+async def _comparison(state: State, runtime: Runtime[RunContext]) -> State:
+    return {"comparison": await comparison.audit_comparisons(runtime.context)}
+
+
 async def _report(state: State, runtime: Runtime[RunContext]) -> State:
     return {"report": await execution.write_report(runtime.context)}
 
@@ -135,8 +143,9 @@ def execute_graph() -> StateGraph:
     graph = StateGraph(State, context_schema=RunContext)
     graph.add_node(Stage.execute, _execute)
     graph.add_node(Stage.inflation, _inflation)
+    graph.add_node(Stage.comparison, _comparison)
     graph.add_node(Stage.report, _report)
-    _chain(graph, START, Stage.execute, Stage.inflation, Stage.report, END)
+    _chain(graph, START, Stage.execute, Stage.inflation, Stage.comparison, Stage.report, END)
     return graph
 
 

@@ -36,6 +36,7 @@ from sane.records import (
     Transcript,
     Verdict,
 )
+from sane.reporting._comparison import build as comparison_audit
 from sane.reporting._findings import Findings, build_findings
 from sane.reporting._health import TargetHealth, target_health
 from sane.reporting._models import (
@@ -71,6 +72,7 @@ from sane.stats import (
     BalancedScore,
     LabelAgreement,
     PairedComparison,
+    PairwiseAgreement,
     ThresholdRow,
     comparisons,
     configuration_sensitivity,
@@ -752,6 +754,7 @@ class ReportContext:
         human_higher_is_better: bool = True,
         human_source: str | None = None,
         human_agreement: Mapping[str, LabelAgreement] | None = None,
+        human_pairwise: Mapping[str, PairwiseAgreement] | None = None,
         n_resamples: int = 2000,
         seed: int | None = None,
     ) -> None:
@@ -760,6 +763,7 @@ class ReportContext:
         self.human_higher_is_better = human_higher_is_better
         self.human_source = human_source
         self.human_agreement = human_agreement
+        self.human_pairwise = human_pairwise  # a comparative suite's targets on human pairs
         self.n_resamples = n_resamples
         self.seed = snapshot.config.seed if seed is None else seed
         self.boot = _Bootstrap(n_resamples=n_resamples, seed=self.seed)
@@ -880,8 +884,9 @@ def build_report(snapshot: SuiteSnapshot, **options: Any) -> Report:
     Options: ``human`` maps target -> benchmark score (higher = better unless
     ``human_higher_is_better`` is False, e.g. for ranks where 1 is best); ``human_source``
     says where the benchmark came from and ``human_agreement`` carries the per-target
-    agreement it was computed from, if any. Bootstrap intervals use ``n_resamples`` and
-    ``seed`` (default: the suite's seed).
+    agreement it was computed from, if any (``human_pairwise``: a comparative suite's
+    agreement with human pairwise verdicts, per target). Bootstrap intervals use
+    ``n_resamples`` and ``seed`` (default: the suite's seed).
     """
     context = ReportContext(snapshot, **options)
     built = {name: section.build(context) for name, section in SECTIONS.items()}
@@ -976,6 +981,7 @@ for _section in (
     ReportSection("suite", _suite_info),
     ReportSection("validity", lambda c: c.funnel),
     ReportSection("findings", _findings),
+    ReportSection("comparison_audit", comparison_audit),
     ReportSection("targets", lambda c: c.targets),
     ReportSection("ranking", lambda c: c.ranking),
     ReportSection("comparisons", lambda c: c.ranked[1]),

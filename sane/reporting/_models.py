@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from sane._record import Record
 from sane.inflation_record import SearchResult
 from sane.qualification_record import QualificationStatus
 from sane.records import Transcript
+from sane.reporting._comparison import ComparisonSection
 from sane.reporting._findings import Findings
 from sane.reporting._health import TargetHealth
 from sane.reporting._planted import PlantedTargets
@@ -339,6 +340,9 @@ class Report(Record):
     # the headline (sane.reporting._findings): what each target fails, and whether it is
     # evidence; every format leads with it, after the validity verdict
     findings: Findings | None = None
+    # a comparative suite's audit of its judges (sane.reporting._comparison): oracle-free,
+    # findings first; absent from a pointwise suite's report (see `_absent_when_none`)
+    comparison_audit: ComparisonSection | None = None
     targets: dict[str, TargetSummary]
     ranking: list[RankingEntry]
     # every pair of ranked targets on the cases both judged (sane.stats._comparison)
@@ -369,3 +373,17 @@ class Report(Record):
     warnings: list[str] = Field(default_factory=list)
     # what other packages' report sections built, by name (sane.reporting.sections)
     sections: dict[str, Any] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _absent_when_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A section only some suites have is left out where it is None, not written as
+        null: a pointwise suite's JSON report stays byte for byte what it was before
+        comparative judges were."""
+        data = handler(self)
+        for name in ABSENT_WHEN_NONE:
+            if data.get(name, ...) is None:
+                del data[name]
+        return data
+
+
+ABSENT_WHEN_NONE = ("comparison_audit",)

@@ -190,6 +190,16 @@ async def score_variants(
     return await _score_each(target, records, repeats, timeout_s, transcripts)
 
 
+async def score_once(
+    target: Target, record: dict[str, str], repeat: int, timeout_s: float, role: str = "record"
+) -> float:
+    """One checked score of one record at repeat index `repeat` (a judge samples each index
+    once: the comparison audit asks the same pair again at index 1 to see it change)."""
+    _check_fields(target, role, record)
+    value = await _guarded(target, role, target.score(record, repeat), timeout_s)
+    return _checked(target, role, value)
+
+
 def normalise(raw: float, target_contract: OutputContract, spec_contract: OutputContract) -> float:
     """A raw score on [0, 1], read in the spec's direction (flipped if the target's differs)."""
     value = min(1.0, max(0.0, target_contract.normalise(raw)))
