@@ -8,7 +8,8 @@ labels, AUROC for binary ones (:func:`sane.stats.label_agreement`). Those per-ta
 are then the benchmark the suite's pass-rate ranking is compared with.
 
 A record a target cannot score is an error: it is counted and left out of that target's
-agreement, never given a score.
+agreement, never given a score. A comparative spec's data are pairs with a human verdict
+each (sane.analyses.human_pairs), and each target's agreement is its pairwise accuracy.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from sane.records import ScorerSpec
 from sane.scorers.base import Target
 from sane.scorers.execute import normalise, score_variants
 from sane.scorers.suite_targets import NOT_RUN, CodeTrust
-from sane.stats import LabelAgreement, label_agreement, rogan_gladen
+from sane.stats import LabelAgreement, PairwiseAgreement, label_agreement, rogan_gladen
 from sane.suites.store import SuiteStore
 from sane.target_kind import is_control
 
@@ -59,6 +60,8 @@ class HumanBenchmark(BaseModel):
     records: int
     values: dict[str, float] = Field(default_factory=dict)
     agreement: dict[str, LabelAgreement] = Field(default_factory=dict)
+    # a comparative spec's targets against human pairwise verdicts (values: their accuracy)
+    pairwise: dict[str, PairwiseAgreement] = Field(default_factory=dict)
     errors: dict[str, int] = Field(default_factory=dict)
     first_error: dict[str, str] = Field(default_factory=dict)
 
@@ -116,22 +119,17 @@ def _label(value: object, binary: bool, where: str, path: Path) -> float:
         raise InputError(str(path), where, f"label {value!r} is not a number") from None
 
 
-def load_labelled(
-    path: str | Path,
+def read_labelled(
+    path: Path,
     spec: ScorerSpec,
     *,
     label_field: str,
-    binary: bool = False,
     fields: Mapping[str, str] | None = None,
     limit: int | None = None,
     seed: int = 0,
-) -> LabelledSet:
-    """Records mapped onto the spec's fields (``fields``: spec field -> data column).
-
-    Spec fields not named in ``fields`` are read from the column of the same name. With
-    ``limit`` a seeded random sample of that many records is kept (file order preserved).
-    """
-    path = Path(path)
+) -> tuple[list[dict[str, str]], list[object]]:
+    """The file's records mapped onto the spec's fields, and each one's raw label (what it
+    means is the caller's to read: a score, 0/1, a pairwise verdict)."""
     if not path.is_file():
         raise InputError(str(path), None, "file not found")
     columns = {name: name for name in spec.fields} | dict(fields or {})
@@ -152,9 +150,35 @@ def load_labelled(
                 str(path), f"record {number}", f"no field {missing.args[0]!r}"
             ) from None
         records.append(record)
-        labels.append(_label(raw_label, binary, f"record {number}.{label_field}", path))
+        labels.append(raw_label)
     if not records:
         raise InputError(str(path), None, "no records")
+    return records, labels
+
+
+def load_labelled(
+    path: str | Path,
+    spec: ScorerSpec,
+    *,
+    label_field: str,
+    binary: bool = False,
+    fields: Mapping[str, str] | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+) -> LabelledSet:
+    """Records mapped onto the spec's fields (``fields``: spec field -> data column).
+
+    Spec fields not named in ``fields`` are read from the column of the same name. With
+    ``limit`` a seeded random sample of that many records is kept (file order preserved).
+    """
+    path = Path(path)
+    records, raw = read_labelled(
+        path, spec, label_field=label_field, fields=fields, limit=limit, seed=seed
+    )
+    labels = [
+        _label(value, binary, f"record {number}.{label_field}", path)
+        for number, value in enumerate(raw, start=1)
+    ]
     return LabelledSet(
         path=str(path), label_field=label_field, binary=binary, records=records, labels=labels
     )
@@ -184,7 +208,7 @@ async def _score_chunk(
     return results
 
 
-async def _score_all(
+async def score_all(
     target: Target, records: list[Mapping[str, str]], spec: ScorerSpec, timeout_s: float
 ) -> list[float | str]:
     """Every record's normalised score, or its error message, in batches."""
@@ -233,7 +257,7 @@ async def score_labelled(
         records=len(data.records),
     )
     for name, target in targets.items():
-        results = await _score_all(target, data.records, spec, timeout_s)
+        results = await score_all(target, data.records, spec, timeout_s)
         kept = [i for i, value in enumerate(results) if isinstance(value, float)]
         failed = [value for value in results if isinstance(value, str)]
         benchmark.errors[name] = len(failed)
@@ -251,7 +275,7 @@ async def score_labelled(
         if agreement.verdicts is not None and examples:
             verdicts = [
                 v >= threshold
-                for v in await _score_all(target, list(examples), spec, timeout_s)
+                for v in await score_all(target, list(examples), spec, timeout_s)
                 if isinstance(v, float)
             ]
             if verdicts:
@@ -281,7 +305,8 @@ def human_benchmark(
     threshold: float = 0.5,
     bar: float | None = None,
 ) -> HumanBenchmark:
-    """The suite's executed targets (or the named ones) scored on a labelled data set.
+    """The suite's executed targets (or the named ones) scored on a labelled data set (for
+    a comparative suite, pairs with human verdicts: sane.analyses.human_pairs).
 
     The LLM calls of judge targets go through the cache but are not recorded in the suite
     (they are not part of its execution). With binary labels, ``threshold`` makes verdicts of
@@ -290,19 +315,33 @@ def human_benchmark(
     the suite runs only with
     ``trust_suite_code`` (and its module file as recorded); without it, it is refused by name.
     """
+    from sane.analyses.human_pairs import HumanPairs, load_pairs, score_pairs
+
     store = SuiteStore(suite, readonly=True)  # read only: labelled data is scored, not stored
     try:
         spec = store.spec()
         examples = store.examples()
-        labelled = load_labelled(
-            data,
-            spec,
-            label_field=label_field,
-            binary=binary,
-            fields=fields,
-            limit=limit,
-            seed=seed,
-        )
+        labelled: LabelledSet | HumanPairs
+        if spec.comparative:
+            if binary:
+                raise InputError(
+                    None, "--binary", "a comparative suite's human data are pairwise verdicts "
+                    "(A, B or tie), not 0/1 labels",
+                )  # fmt: skip
+            labelled = load_pairs(
+                data, spec, label_field=label_field, fields=fields, limit=limit, seed=seed,
+                invert=invert_labels,
+            )  # fmt: skip
+        else:
+            labelled = load_labelled(
+                data,
+                spec,
+                label_field=label_field,
+                binary=binary,
+                fields=fields,
+                limit=limit,
+                seed=seed,
+            )
         client = LLMClient(llm or LLMSettings())
         controls = {t.config.name for t in store.targets() if is_control(t.config)}
         executed = {e.target for e in store.executions()} - controls  # candidates only
@@ -322,6 +361,8 @@ def human_benchmark(
 
     async def scored() -> HumanBenchmark:
         try:
+            if isinstance(labelled, HumanPairs):
+                return await score_pairs(chosen, labelled, spec, timeout_s=timeout_s)
             return await score_labelled(
                 chosen,
                 labelled,

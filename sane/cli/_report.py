@@ -413,6 +413,7 @@ def _rank_report(
         human=benchmark.values,
         human_source=benchmark.source,
         human_agreement=benchmark.agreement,
+        human_pairwise=benchmark.pairwise or None,
     )
 
 
