@@ -67,3 +67,58 @@ def test_a_long_path_with_brackets_prints_whole_on_one_line(tmp_path: Path):
     result = runner.invoke(app, ["init", "mine", "--dir", str(where)])
     assert result.exit_code == 0, result.output
     assert f"into {where}/: " in result.output.splitlines()[0]
+
+
+def _embedded_commands(readme: str) -> list[list[str]]:
+    section = readme.split("## Offline with the embedded model", 1)[1]
+    block = re.search(r"```bash\n(.*?)```", section, re.DOTALL).group(1)
+    return [shlex.split(line.split("#")[0])[1:] for line in block.splitlines() if line.strip()]
+
+
+def test_the_pairwise_starter_runs_offline_as_init_and_its_readme_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`sane init --pairwise`: the commands it prints, then the README's gate, offline; its
+    python target prefers by the contract (symmetric, a tie against itself); the embedded
+    model's run estimates without a model loaded."""
+    import asyncio
+
+    from sane.inputs import load_examples, load_spec
+    from sane.scorers import BuildContext, build_target
+
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["init", "--pairwise"])
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "my-pairwise-judge"
+    printed = " ".join(result.output.split()).split("next, offline in seconds: ", 1)[1]
+    chain = [shlex.split(step) for step in printed.split(" (the README")[0].split(" && ")]
+    assert chain[0] == ["cd", "my-pairwise-judge"] and all(c[0] == "sane" for c in chain[1:])
+    readme = (folder / "README.md").read_text()
+    offline = _offline_commands(readme)
+    assert [c[1:] for c in chain[1:]] == offline[:3]  # what it prints, the README says
+    monkeypatch.chdir(folder)
+    try:
+        for args in [c[1:] for c in chain[1:]] + offline[3:]:
+            step = runner.invoke(app, args)
+            assert step.exit_code == 0, (args, step.output)
+        report = runner.invoke(app, ["report", "suite.db", "--format", "json"])
+        assert '"validated_families": 2' in report.stdout and '"overlap"' in report.stdout
+        spec, _ = load_spec("spec.yaml")
+        assert spec.comparative and [t.kind for t in spec.targets] == ["pairwise_judge", "python"]
+        examples = load_examples(spec, folder / "examples.jsonl")
+        assert len(examples) >= 8
+        overlap = build_target(spec.targets[1], BuildContext(spec=spec, base_dir=folder))
+        for example in examples:
+            swapped = example | {"answer_a": example["answer_b"], "answer_b": example["answer_a"]}
+            same = example | {"answer_b": example["answer_a"]}
+            a, b, tie = (asyncio.run(overlap.score(r)) for r in (example, swapped, same))
+            assert -1 <= a <= 1 and b == -a and tie == 0
+        capital = asyncio.run(overlap.score(examples[0]))  # Canberra against Sydney
+        assert capital > 0
+        estimate = runner.invoke(app, _embedded_commands(readme)[0])
+        assert estimate.exit_code == 0, estimate.output
+        assert "total" in estimate.output and not (folder / "local.db").exists()
+    finally:  # my_scorers.py was imported from the starter's folder
+        sys.modules.pop("my_scorers", None)
+        if str(folder.resolve()) in sys.path:
+            sys.path.remove(str(folder.resolve()))
