@@ -23,8 +23,9 @@ from sane.scorers import BuildContext, build_target
 from sane.scorers.python_fn import search_folder
 from sane.target_kind import definition_sha256, kind_of
 
-# What makes two specs the same scorer: a target may change, these may not.
-SCORER_FIELDS = ("name", "criterion", "fields", "scored_field", "output")
+# What makes two specs the same scorer: a target may change, these may not (a comparative
+# spec's candidates among them: another second candidate is another comparison).
+SCORER_FIELDS = ("name", "criterion", "fields", "scored_field", "output", "compared_fields")
 
 
 def _sha256(text: str) -> str:
@@ -107,7 +108,8 @@ def same_scorer(suite_spec: ScorerSpec, other: ScorerSpec, path: str) -> None:
                 path,
                 field,
                 "differs from the suite's scorer; targets can only be added from a spec of "
-                "the same scorer (same name, criterion, fields, scored_field and output)",
+                "the same scorer (same name, criterion, fields, scored_field, output and "
+                "compared_fields)",
             )
 
 

@@ -122,3 +122,18 @@ def test_the_pairwise_starter_runs_offline_as_init_and_its_readme_say(
         sys.modules.pop("my_scorers", None)
         if str(folder.resolve()) in sys.path:
             sys.path.remove(str(folder.resolve()))
+
+
+def test_every_starter_file_ships_in_the_package() -> None:
+    """A file the starter writes but no package-data pattern names is missing from a wheel,
+    and `sane init` fails there only (the READMEs did)."""
+    import tomllib
+    from fnmatch import fnmatch
+
+    from sane.scaffold import STARTERS
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    patterns = tomllib.loads(pyproject.read_text())["tool"]["setuptools"]["package-data"]["*"]
+    for starter in STARTERS.values():
+        for packaged in starter.files.values():
+            assert any(fnmatch(packaged, pattern) for pattern in patterns), packaged

@@ -386,3 +386,15 @@ def test_wrapped_code_asks_the_trust_its_python_target_would(tmp_path: Path) -> 
     edited = python.model_copy(update={"code_sha256": "0" * 64})
     with pytest.raises(InputError, match="is not the one this suite recorded"):
         runnable([edited], CodeTrust(suite_code=True), "suite.db")
+
+
+def test_another_comparison_does_not_join_the_suite() -> None:
+    """Targets join a suite only from a spec of the same scorer: comparing the first answer
+    with another field is another scorer, even with every other key the same."""
+    from sane.scorers.suite_targets import same_scorer
+
+    same_scorer(_spec(), _spec(), "other.yaml")
+    other = _spec(compared_fields=["answer_a", "question"])
+    with pytest.raises(InputError, match="differs from the suite's scorer") as info:
+        same_scorer(_spec(), other, "other.yaml")
+    assert info.value.field == "compared_fields"
