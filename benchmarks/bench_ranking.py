@@ -243,8 +243,8 @@ def strong_suite(spec: Path, suite: Path, cache: Path, *, record: bool = False) 
 # The oracle qualified on the recorded strong-model fixture (tests/fixtures/strong_model:
 # quick 131/131), so the suite skips qualifying it again.
 # One vote per question: a careful strong model answers a question the same way each time.
-STRONG_OPTIONS = ["--model", STRONG_MODEL, "--capabilities", "4", "--recipes", "2",
-                  "--cases", "5", "--votes", "1", "--skip-qualify", "--llm-timeout", "3000",
+STRONG_OPTIONS = ["--model", STRONG_MODEL, "--capabilities", "6", "--recipes", "3",
+                  "--cases", "6", "--votes", "1", "--skip-qualify", "--llm-timeout", "3000",
                   "--concurrency", "64"]  # fmt: skip
 
 

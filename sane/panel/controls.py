@@ -266,6 +266,10 @@ def _overlap(a: set[str], b: set[str]) -> float:
 def decoy(recipe: Recipe, case: Case, others: Iterable[Recipe]) -> tuple[Recipe, Case] | None:
     """Negative control: the case with the instruction of the least similar other recipe.
 
+    The other recipe tests another capability: two recipes of one capability often ask for
+    one edit in other words (a strong model's readers rightly accepted such "decoys", 2 of
+    12 on a QAGS suite, after the word-overlap bar below had already left out the closest).
+
     Only a recipe with the same variant roles lends its instruction: a decoy must look like
     the questions it hides among, and an instruction for two texts shown over a case of four
     is a form a reader can spot without reading what was changed."""
@@ -273,7 +277,7 @@ def decoy(recipe: Recipe, case: Case, others: Iterable[Recipe]) -> tuple[Recipe,
     candidates = [
         other
         for other in others
-        if other.id != recipe.id
+        if other.capability_id != recipe.capability_id
         and _overlap(words, set(other.instruction.casefold().split())) <= DECOY_MAX_OVERLAP
         and other.variant_roles == recipe.variant_roles
     ]

@@ -8,7 +8,7 @@ from sane.panel import controls
 from sane.records import Case, Decision, PanelDecision, Question, Recipe
 
 RECIPES = [
-    Recipe(id=f"rec-1-{i}", capability_id="cap-1", requirement="monotonicity", name=f"r{i}",
+    Recipe(id=f"rec-1-{i}", capability_id=f"cap-{i}", requirement="monotonicity", name=f"r{i}",
            instruction=instruction, variant_roles=["original", "perturbed"],
            relation={"kind": "decrease"}, rationale="")
     for i, instruction in ((1, "Add one unsupported claim."), (2, "Delete the last sentence."))
@@ -115,7 +115,10 @@ def test_a_recipe_asking_for_the_same_edit_in_other_words_is_no_decoy() -> None:
                    ["original", "perturbed"], {"kind": "decrease"})  # fmt: skip
     other = _recipe("rec-3-3", "Double every space between two words.",
                     ["original", "perturbed"], {"kind": "invariant"})  # fmt: skip
+    other = other.model_copy(update={"capability_id": "cap-2"})
+    same_capability = other.model_copy(update={"id": "rec-3-4", "capability_id": "cap-1"})
     case = CASE.model_copy(update={"recipe_id": "rec-3-1", "id": "rec-3-1/case-0"})
     assert controls.decoy(mine, case, [mine, twin]) is None
-    fake, _ = controls.decoy(mine, case, [mine, twin, other])
+    assert controls.decoy(mine, case, [mine, same_capability]) is None  # one ability, one edit
+    fake, _ = controls.decoy(mine, case, [mine, twin, same_capability, other])
     assert fake.instruction == other.instruction

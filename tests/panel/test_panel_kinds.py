@@ -35,7 +35,9 @@ RECIPE = Recipe(
     relation=PairRelation(kind="decrease"),
     rationale="",
 )
-OTHER = RECIPE.model_copy(update={"id": "rec-1-2", "instruction": "Shorten every sentence."})
+OTHER = RECIPE.model_copy(
+    update={"id": "rec-2-1", "capability_id": "cap-2", "instruction": "Shorten every sentence."}
+)
 CASE = Case(
     id="rec-1-1/case-0", recipe_id="rec-1-1", index=0, example_index=0,
     example={"source": "A cat sat.", "summary": "A cat sat."},
