@@ -912,7 +912,10 @@ def _suite_info(context: ReportContext) -> SuiteInfo:
 
 def _findings(context: ReportContext) -> Findings:
     ranked = {e.target: context.targets[e.target] for e in context.ranking}
-    found = build_findings(ranked, context.snapshot.inflation, context.funnel, context.review)
+    found = build_findings(
+        ranked, context.snapshot.inflation, context.funnel, context.review,
+        context.snapshot.comparisons,
+    )  # fmt: skip
     planted = context.planted_targets
     flagged = set(planted.not_shown_better) if planted else set()
     targets = [

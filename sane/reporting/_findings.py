@@ -11,12 +11,13 @@ The exploits need no oracle, so they are evidence either way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import Field
 
 from sane._record import Record
+from sane.comparison_record import ComparisonAudit
 from sane.inflation_record import ROBUSTNESS, SearchResult
 from sane.stats import pass_rate_ci
 
@@ -87,6 +88,8 @@ class TargetFindings(Record):
     recipes: list[RecipeFinding] = Field(default_factory=list)
     exploits: list[ExploitFinding] = Field(default_factory=list)
     inflation_error: str | None = None
+    # a comparative judge's audit findings (sane.pairwise), each a sentence: oracle-free
+    comparison: list[str] = Field(default_factory=list)
     headline: str
 
 
@@ -100,7 +103,9 @@ class Findings(Record):
     targets: list[TargetFindings] = Field(default_factory=list)
 
 
-def _basis(validity: Funnel, review: ReviewSummary | None) -> tuple[bool, str]:
+def _basis(
+    validity: Funnel, review: ReviewSummary | None, audited: bool = False
+) -> tuple[bool, str]:
     controls, qualification = validity.controls, validity.qualification
     why_not = []
     if controls is None:
@@ -122,7 +127,9 @@ def _basis(validity: Funnel, review: ReviewSummary | None) -> tuple[bool, str]:
         return False, (
             "The faults below are NOT evidence: "
             + " and ".join(why_not)
-            + ". Only the oracle-free findings (score inflation) are."
+            + ". Only the oracle-free findings ("
+            + ("score inflation, the comparison audit" if audited else "score inflation")
+            + ") are."
             + reviewed
         )
     simulated = qualification is not None and any(m.simulated for m in qualification.models)
@@ -137,7 +144,7 @@ def _basis(validity: Funnel, review: ReviewSummary | None) -> tuple[bool, str]:
 
 
 def _headline(found: TargetFindings) -> str:
-    if found.judged == 0 and not found.exploits:
+    if found.judged == 0 and not found.exploits and not found.comparison:
         parts = [f"{found.target}: no judged case"]
     elif found.requirements:
         failed = ", ".join(
@@ -153,6 +160,7 @@ def _headline(found: TargetFindings) -> str:
     else:
         parts = [found.target]
     parts += [e.words() for e in found.exploits]
+    parts += [f"{sentence} (comparison audit, oracle-free)" for sentence in found.comparison]
     if found.inflation_error:
         parts.append("its score-inflation search failed (an error, not a result)")
     if found.errors:
@@ -165,10 +173,13 @@ def build_findings(
     inflation: list[SearchResult],
     validity: Funnel,
     review: ReviewSummary | None,
+    comparisons: Sequence[ComparisonAudit] = (),
 ) -> Findings:
-    """The headline of a report's targets (in the order given) and its evidence basis."""
+    """The headline of a report's targets (in the order given) and its evidence basis; a
+    comparative suite's audit findings join each audited target's headline."""
     searched = {result.target: result for result in inflation}
-    panel_evidence, basis = _basis(validity, review)
+    audits = {audit.target: audit for audit in comparisons}
+    panel_evidence, basis = _basis(validity, review, audited=bool(audits))
     targets = []
     for name, summary in report_targets.items():
         requirements = [
@@ -211,6 +222,9 @@ def build_findings(
             recipes=sorted(recipes, key=lambda r: (-r.fault_rate, -r.faults, r.recipe_id)),
             exploits=exploits,
             inflation_error=result.error if result else None,
+            comparison=[c.finding for c in audits[name].findings if c.finding]
+            if name in audits
+            else [],
             headline="",
         )
         targets.append(found.model_copy(update={"headline": _headline(found)}))

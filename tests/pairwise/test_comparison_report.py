@@ -120,3 +120,17 @@ def test_generated_text_in_the_section_is_inert(comparative: Path) -> None:
     for renderable in summary_renderables(report, comparative):
         console.print(renderable)
     assert "\x1b[2J" not in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_each_audited_targets_headline_carries_its_comparison_findings(comparative: Path) -> None:
+    """The headline is what a reader sees first for a target: an audit finding belongs
+    there, marked oracle-free, and a clean target's headline gains nothing."""
+    store = SuiteStore(comparative, readonly=True)
+    report = build_report(store.snapshot())
+    store.close()
+    headlines = {t.target: t.headline for t in report.findings.targets}
+    assert "prefers position A (shown first)" in headlines["always-a"]
+    assert "calls a text better than itself" in headlines["always-a"]
+    assert "(comparison audit, oracle-free)" in headlines["longer"]
+    assert "prefers the longer answer" in headlines["longer"]
+    assert "comparison audit" not in headlines["exact"]
