@@ -161,6 +161,25 @@ def check(
             "scorer (a scorer that never moves; every sane execute runs it)."
         ),
     ] = False,
+    min_swap_consistency: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            metavar="RATE",
+            help="Least swap consistency of each comparative judge (its comparison audit: 1 - "
+            "the share of decisive verdicts that flip when the two candidates swap places).",
+        ),
+    ] = None,
+    max_comparison_findings: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            metavar="N",
+            help="Most findings of each comparative judge's comparison audit (position, "
+            "verbosity, self-praise, identity, ...).",
+        ),
+    ] = None,
     min_certification: Annotated[
         float | None,
         typer.Option(
@@ -224,6 +243,8 @@ def check(
             "max_inflation": max_inflation,
             "min_certification": min_certification,
             "require_better_than_constant": require_better_than_constant or None,
+            "min_swap_consistency": min_swap_consistency,
+            "max_comparison_findings": max_comparison_findings,
             "min_pass_rate": every,
             "min_pass_rate_per_target": per_target,
         }
@@ -241,7 +262,8 @@ def check(
                 "give at least one limit (--max-faults, --max-faults-per-requirement, "
                 "--max-errors, --min-pass-rate, --max-control-false-accept, "
                 "--require-qualified-oracle, --max-inflation, --min-certification, "
-                "--require-better-than-constant, or a --config file of them)",
+                "--require-better-than-constant, --min-swap-consistency, "
+                "--max-comparison-findings, or a --config file of them)",
             )
         report = (
             _human_report(

@@ -54,6 +54,10 @@ class Limits(BaseModel):
     min_certification: float | None = Field(default=None, ge=0.0, le=1.0)
     # every target must be shown better than the planted constant scorer by a paired test
     require_better_than_constant: bool = False
+    # a comparative judge's audit (sane.pairwise): the least swap consistency (1 - the share
+    # of decisive verdicts that flip when the candidates swap places) and the most findings
+    min_swap_consistency: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_comparison_findings: int | None = Field(default=None, ge=0)
 
     def any(self) -> bool:
         return (
@@ -63,7 +67,12 @@ class Limits(BaseModel):
             or self.max_control_false_accept is not None
             or self.require_qualified_oracle
             or self.max_inflation is not None
+            or self.comparative()
         )
+
+    def comparative(self) -> bool:
+        """Whether a limit reads the comparison audit of a comparative suite."""
+        return self.min_swap_consistency is not None or self.max_comparison_findings is not None
 
     def per_target(self) -> bool:
         """Whether any limit applies to targets (the control limit applies to the suite)."""
@@ -182,6 +191,34 @@ def _inflation_checks(
     return checks
 
 
+def _comparison_checks(
+    report: Report, limits: Limits, targets: list[str] | None, problems: list[str]
+) -> list[Check]:
+    """Each audited target's swap consistency and number of audit findings (a comparative
+    suite's oracle-free checks); a target never audited, or whose audit failed, is a
+    problem, never a pass, and so is a pointwise suite given these limits."""
+    section = report.comparison_audit
+    if section is None:
+        problems.append("no comparison audit: this suite's spec is not comparative")
+        return []
+    audited = {t.target: t for t in section.targets}
+    checks = []
+    for name in list(targets) if targets else sorted(audited):
+        audit = audited.get(name)
+        if audit is None or audit.error is not None:
+            why = "was never run" if audit is None else f"failed: {audit.error}"
+            problems.append(f"target {name}'s comparison audit {why}")
+        if limits.min_swap_consistency is not None:
+            value = audit.swap_consistency if audit is not None and not audit.error else None
+            checks.append(Check(target=name, measure="swap consistency", value=value,
+                                limit=limits.min_swap_consistency, bound="min"))  # fmt: skip
+        if limits.max_comparison_findings is not None:
+            value = float(audit.findings) if audit is not None and not audit.error else None
+            checks.append(Check(target=name, measure="comparison audit findings", value=value,
+                                limit=limits.max_comparison_findings))  # fmt: skip
+    return checks
+
+
 def _constant_checks(report: Report, targets: list[str] | None, problems: list[str]) -> list[Check]:
     """1 where a paired test shows the target better than the planted constant scorer,
     0 where none does ("not shown better than a scorer that never moves")."""
@@ -280,6 +317,8 @@ def evaluate(report: Report, limits: Limits, targets: list[str] | None = None) -
         checks += _inflation_checks(report, limits.max_inflation, targets, problems)
     if limits.require_better_than_constant:
         checks += _constant_checks(report, targets, problems)
+    if limits.comparative():
+        checks += _comparison_checks(report, limits, targets, problems)
     if limits.min_certification is not None:
         checks += _certification_checks(report, limits.min_certification, targets, problems)
     if limits.require_qualified_oracle:
