@@ -18,7 +18,7 @@ from sane import _yaml as strict_yaml
 from sane.builtin import resolve_spec_path
 from sane.errors import InputError
 from sane.llm import model_problem
-from sane.records import Example, ScorerSpec
+from sane.records import Example, ScorerSpec, TargetConfig
 from sane.target_kind import kind_of
 
 R = TypeVar("R", bound=BaseModel)
@@ -130,12 +130,32 @@ def _check_targets(spec: ScorerSpec, path: Path) -> None:
             raise InputError(str(path), f"targets.{target.name}.name", "duplicate target name")
         seen.add(target.name)
         kind = kind_of(target)
+        _fits_the_spec(spec, target, kind.scores, path)
         if kind.check is not None:
             kind.check(target, str(path))
         for model in target.models():
             problem = model_problem(model)
             if problem is not None:
                 raise InputError(str(path), f"targets.{target.name}.model", problem)
+
+
+def _fits_the_spec(spec: ScorerSpec, target: TargetConfig, scores: str, path: Path) -> None:
+    """A pointwise target in a comparative spec would have its score of one answer read as a
+    preference between two, and a pairwise one has no second candidate in a pointwise spec."""
+    field = f"targets.{target.name}.kind"
+    if spec.comparative and scores == "pointwise":
+        raise InputError(
+            str(path), field,
+            f"a {target.kind} target scores one text, not a preference between "
+            f"{' and '.join(spec.compared_fields or [])}: wrap it as "
+            f"{{kind: compared, target: {{kind: {target.kind}, ...}}}}",
+        )  # fmt: skip
+    if not spec.comparative and scores == "pairwise":
+        raise InputError(
+            str(path), field,
+            f"a {target.kind} target compares two candidates: the spec needs compared_fields "
+            "and output type pairwise",
+        )  # fmt: skip
 
 
 def examples_path(spec: ScorerSpec, spec_path: Path, override: str | Path | None) -> Path:

@@ -227,6 +227,8 @@ class TargetKind:
     - `control`: a planted control, not a candidate (a null scorer that never reads for
       meaning): every execution runs it, and reports place it apart, never ranking it among
       the user's targets (sane.scorers.null_scorers).
+    - `scores`: "pointwise", "pairwise" or "either": which specs it belongs in (a pointwise
+      judge's score of one text is no preference between two).
     - `wraps(config)`: for a kind that wraps another target (sane.scorers.pairwise's
       `compared`), the wrapped target's config: it runs code exactly when that one does.
     """
@@ -242,6 +244,10 @@ class TargetKind:
     # for a kind that wraps another target (`compared`): whether a config of it runs code,
     # which then depends on the target it wraps; None: `verify_code` says it for every config
     wraps: Callable[[Any], TargetConfig] | None = None
+    # what it scores: "pointwise" (one text: a comparative spec refuses it, since its score
+    # is no preference; wrap it in `compared`), "pairwise" (two candidates: only a
+    # comparative spec has them), or "either" (code given the whole record)
+    scores: Literal["pointwise", "pairwise", "either"] = "either"
 
     @property
     def runs_code(self) -> bool:

@@ -315,7 +315,10 @@ def print_ways_out(report: Report, suite: object) -> bool:
     whether there was one."""
     from sane.reporting import ways_out
 
-    lines = ways_out(report.validity, report.review, report.suite.model, str(suite))
+    lines = ways_out(
+        report.validity, report.review, report.suite.model, str(suite),
+        comparative=report.comparison_audit is not None,
+    )  # fmt: skip
     for line in lines:
         say(line, to=err, style="yellow")
     return bool(lines)

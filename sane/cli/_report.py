@@ -127,7 +127,10 @@ def _render(report: Report, format: str) -> str:
 def ways_out(report: Report, suite: object) -> list[str]:
     from sane.reporting import ways_out as lines
 
-    return lines(report.validity, report.review, report.suite.model, str(suite))
+    return lines(
+        report.validity, report.review, report.suite.model, str(suite),
+        comparative=report.comparison_audit is not None,
+    )  # fmt: skip
 
 
 def _print_summary(report: Report, suite: object) -> None:

@@ -76,9 +76,15 @@ def dead_end(funnel: Funnel, review: ReviewSummary | None = None) -> str | None:
 
 
 def ways_out(
-    funnel: Funnel, review: ReviewSummary | None, model: str, suite: str = SUITE
+    funnel: Funnel,
+    review: ReviewSummary | None,
+    model: str,
+    suite: str = SUITE,
+    *,
+    comparative: bool = False,
 ) -> list[str]:
-    """The dead end (`dead_end`) and each way out of it with its command; [] where none."""
+    """The dead end (`dead_end`) and each way out of it with its command; [] where none. A
+    comparative suite's fixed set is the comparative baseline (fixed:pairwise)."""
     why = dead_end(funnel, review)
     if why is None:
         return []
@@ -99,7 +105,8 @@ def ways_out(
         f"`sane generate SPEC --model {model} --oracle-model STRONG --suite NEW.db`"
     )
     fixed = (
-        f"`sane generate SPEC --model {model} --generator fixed:jrh --suite NEW.db` "
+        f"`sane generate SPEC --model {model} --generator "
+        f"{'fixed:pairwise' if comparative else 'fixed:jrh'} --suite NEW.db` "
         "(`sane generators` lists the sets)"
     )
     return [
@@ -115,5 +122,10 @@ def first_lines(report: Report) -> dict[str, Any]:
     (with the suite's path written as SUITE.db: a report file does not know where it lies)."""
     return {
         "trust": trust_items(report.validity, report.review),
-        "ways_out": ways_out(report.validity, report.review, report.suite.model),
+        "ways_out": ways_out(
+            report.validity,
+            report.review,
+            report.suite.model,
+            comparative=report.comparison_audit is not None,
+        ),
     }

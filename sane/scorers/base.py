@@ -115,5 +115,11 @@ def _build_builtin(config: BuiltinConfig, context: BuildContext) -> Target:
 
 
 BUILTIN = register_target_kind(
-    TargetKind(name="builtin", config=BuiltinConfig, build=_build_builtin, check=_check_builtin)
+    TargetKind(
+        name="builtin",
+        config=BuiltinConfig,
+        build=_build_builtin,
+        check=_check_builtin,
+        scores="pointwise",
+    )
 )

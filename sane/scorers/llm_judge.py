@@ -273,6 +273,11 @@ def _freeze(config: JudgeConfig, spec_dir: Path) -> Frozen:
 
 JUDGE = register_target_kind(
     TargetKind(
-        name="llm_judge", config=JudgeConfig, build=build_llm_judge, freeze=_freeze, judge=True
+        name="llm_judge",
+        config=JudgeConfig,
+        build=build_llm_judge,
+        freeze=_freeze,
+        judge=True,
+        scores="pointwise",
     )
 )

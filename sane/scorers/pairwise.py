@@ -245,6 +245,7 @@ PAIRWISE_JUDGE = register_target_kind(
         build=build_pairwise_judge,
         freeze=_freeze,
         judge=True,
+        scores="pairwise",
     )
 )
 
@@ -424,6 +425,7 @@ def _compared_kind() -> TargetKind:
         freeze=_freeze_compared,
         verify_code=_verify_compared,
         wraps=lambda config: config.inner(),
+        scores="pairwise",
     )
 
 

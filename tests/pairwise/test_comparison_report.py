@@ -82,7 +82,7 @@ def test_json_and_the_summary_put_the_findings_first(comparative: Path) -> None:
         console.print(renderable)
     text = console.export_text()
     _in_order(text, ["Findings.", "Comparative judges (oracle-free).", *FINDINGS, CLEAN,
-                     "Targets by pass rate"])  # fmt: skip
+                     "Targets by "])  # fmt: skip
 
 
 def test_the_html_page_shows_the_section_before_the_funnel(comparative: Path) -> None:
@@ -134,3 +134,16 @@ def test_each_audited_targets_headline_carries_its_comparison_findings(comparati
     assert "(comparison audit, oracle-free)" in headlines["longer"]
     assert "prefers the longer answer" in headlines["longer"]
     assert "comparison audit" not in headlines["exact"]
+
+
+def test_a_comparative_suites_dead_end_offers_the_comparative_baseline(comparative: Path) -> None:
+    from sane.reporting import ways_out
+
+    store = SuiteStore(comparative, readonly=True)
+    report = build_report(store.snapshot())
+    store.close()
+    lines = ways_out(report.validity, report.review, "m", "s.db", comparative=True)
+    assert lines, "the fixture suite's oracle never qualified: a dead end"
+    assert "--generator fixed:pairwise" in lines[-1] and "fixed:jrh" not in "".join(lines)
+    markdown = _report(comparative, "md")
+    assert "--generator fixed:pairwise" in markdown

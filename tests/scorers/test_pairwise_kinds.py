@@ -57,6 +57,39 @@ def _context(tmp_path: Path, llm: Any = None, **changes: Any) -> BuildContext:
 # ------------------------------------------------------------------ the spec
 
 
+POINTWISE = {
+    "name": "one", "criterion": "How correct is the answer?",
+    "fields": {"question": "q", "answer": "a"}, "scored_field": "answer",
+    "output": {"type": "ordinal", "min": 1, "max": 5},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("spec", "target", "problem"),
+    [
+        (SPEC, {"name": "j", "kind": "llm_judge", "model": "local/qwen2.5-coder-1.5b"},
+         "wrap it as {kind: compared, target: {kind: llm_judge"),
+        (SPEC, {"name": "j", "kind": "builtin", "metric": "token_f1", "reference_field": "question"},
+         "scores one text, not a preference between answer_a and answer_b"),
+        (POINTWISE, {"name": "j", "kind": "pairwise_judge", "model": "local/qwen2.5-coder-1.5b"},
+         "the spec needs compared_fields"),
+        (POINTWISE, {"name": "j", "kind": "compared", "target": {"kind": "builtin",
+                     "metric": "token_f1", "reference_field": "question"}},
+         "the spec needs compared_fields"),
+    ],
+)  # fmt: skip
+def test_a_target_that_does_not_fit_the_specs_kind_of_score_is_refused_at_load(
+    tmp_path: Path, spec: dict[str, Any], target: dict[str, Any], problem: str
+) -> None:
+    """A pointwise judge's score of one answer is no preference between two (its score
+    would be read as one), and a pairwise judge has no second candidate in a pointwise spec."""
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec | {"targets": [target]}))
+    with pytest.raises(InputError) as info:
+        load_spec(path)
+    assert info.value.field == "targets.j.kind" and problem in str(info.value)
+
+
 @pytest.mark.parametrize(
     ("changes", "field", "problem"),
     [
