@@ -20,7 +20,9 @@ Sources (formulas in each module's docstring and in docs/statistics.md):
 - pairwise ordering accuracy and inverted class pairs: CAP paper, section 6.2
   (:mod:`._ordering`);
 - the default ranking score, the balanced pass rate over the cases a scorer that never
-  moves would fail (:mod:`._discriminating`; issue 51, behavioral-correctness paper 3.4);
+  moves would fail (:mod:`._discriminating`; issue 51, behavioral-correctness paper 3.4),
+  and the paired sign-flip test of two targets' default scores that the ranks rest on
+  (:mod:`._balanced_comparison`);
 - a judge's verdicts against binary labels: Cohen's kappa, TPR/TNR with Wilson lower bounds,
   certification at a bar, the Rogan-Gladen corrected prevalence (:mod:`._verdicts`);
 - paired comparison of two targets (McNemar exact, paired difference), Holm-adjusted,
@@ -28,6 +30,12 @@ Sources (formulas in each module's docstring and in docs/statistics.md):
 """
 
 from sane.stats._agreement import LabelAgreement, auroc, label_agreement
+from sane.stats._balanced_comparison import (
+    ScoreComparison,
+    balanced_comparison,
+    balanced_comparisons,
+    sign_flip_p,
+)
 from sane.stats._base import NAN_CI, StatsModel
 from sane.stats._comparison import (
     PairedComparison,
@@ -102,12 +110,15 @@ __all__ = [
     "Rate",
     "RequirementProfile",
     "RunVariability",
+    "ScoreComparison",
     "Spread",
     "StabilitySensitivity",
     "StatsModel",
     "ThresholdRow",
     "VerdictAgreement",
     "auroc",
+    "balanced_comparison",
+    "balanced_comparisons",
     "balanced_score",
     "bootstrap_ci",
     "case_change",
@@ -136,6 +147,7 @@ __all__ = [
     "rogan_gladen",
     "role_scores",
     "sensitivity_score",
+    "sign_flip_p",
     "significance_ranks",
     "spread",
     "stability_score",

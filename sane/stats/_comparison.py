@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from sane.stats._base import StatsModel, np, sp
 from sane.stats._intervals import bootstrap_ci, pass_rate_ci
@@ -182,18 +183,31 @@ def comparisons(
     ]
 
 
+class Tested(Protocol):
+    """A paired test between two targets, as the ranks read it: McNemar's on pass rates
+    (PairedComparison) or the sign-flip test on default scores (ScoreComparison)."""
+
+    a: str
+    b: str
+    cases: int
+
+    @property
+    def better(self) -> str | None: ...
+
+
 def _disjoint_above(upper: tuple[float, float], lower: tuple[float, float]) -> bool:
     return upper[0] > lower[1]
 
 
 def significance_ranks(
     rates: Mapping[str, float],
-    tested: Sequence[PairedComparison] = (),
+    tested: Sequence[Tested] = (),
     intervals: Mapping[str, tuple[float, float]] | None = None,
 ) -> dict[str, int]:
     """Rank = 1 + the number of targets significantly better (see the module docstring).
 
-    A pair with shared cases is decided by its paired test; a pair without, by whether
+    ``rates`` names the targets ranked (their values do not enter: ``tested`` decides). A pair
+    with shared cases is decided by its paired test; a pair without, by whether
     their ``intervals`` (Wilson) are disjoint; a pair with neither is never separated."""
     by_pair = {frozenset((c.a, c.b)): c for c in tested if c.cases}
     intervals = intervals or {}

@@ -30,9 +30,10 @@ classes' balanced pass rates, the balanced accuracy of the target's verdicts:
 A scorer that never moves gets half(moves) = 0 and half(holds) = 1, so 0.5 (chance), whatever
 the suite's mix; one that moves at random gets about half of the first and less than all of
 the second. Interval: percentile bootstrap over families, resampled within each class and
-requirement (2000 resamples, seeded). Undefined (None, with a note) without a "moves" case:
-such a suite cannot tell a judge from a constant scorer. Without a "holds" case the score is
-half(moves) alone (noted).
+requirement, then over cases within each family (2000 resamples, seeded; two stages, so that
+a requirement of one family still has width). Undefined (None, with a note) without a "moves"
+case: such a suite cannot tell a judge from a constant scorer. Without a "holds" case the
+score is half(moves) alone (noted).
 """
 
 from __future__ import annotations
@@ -48,12 +49,14 @@ from sane.stats._intervals import _percentile_interval
 @dataclass(frozen=True)
 class CaseOutcome:
     """One judged case of one target: its family, requirement, verdict, and whether a scorer
-    that never moves would fail it (a discriminating case: the "moves" class)."""
+    that never moves would fail it (a discriminating case: the "moves" class); ``case`` is its
+    id, which pairs two targets' verdicts on the same case (sane.stats._balanced_comparison)."""
 
     family: str
     requirement: str
     passed: bool
     discriminating: bool
+    case: str = ""
 
 
 class BalancedScore(StatsModel):
@@ -84,6 +87,36 @@ def _balanced(rates: Rates) -> float:
     return float(np.mean([_half(by_requirement) for by_requirement in rates.values()]))
 
 
+def _interval(
+    by_family: dict[tuple[bool, str, str], list[bool]], n_resamples: int, seed: int
+) -> tuple[float, float]:
+    """Percentile bootstrap in two stages: families within class and requirement, then cases
+    within each family (a requirement of one family, or families that all pass alike, still
+    vary with their cases). It collapses to the point where every family of a class and
+    requirement passes alike and wholly (a perfect scorer, a constant one)."""
+    rng = np.random.default_rng(seed)
+    groups: dict[bool, dict[str, list[list[bool]]]] = defaultdict(lambda: defaultdict(list))
+    for (moves, requirement, _), verdicts in sorted(by_family.items()):
+        groups[moves][requirement].append(verdicts)
+    halves = []
+    for by_requirement in groups.values():
+        per_requirement = []
+        for families in by_requirement.values():
+            means = np.stack(
+                [
+                    np.asarray(v, dtype=float)[
+                        rng.integers(0, len(v), size=(n_resamples, len(v)))
+                    ].mean(axis=1)
+                    for v in families
+                ],
+                axis=1,
+            )
+            picks = rng.integers(0, means.shape[1], size=means.shape)
+            per_requirement.append(np.take_along_axis(means, picks, axis=1).mean(axis=1))
+        halves.append(np.mean(per_requirement, axis=0))
+    return _percentile_interval(np.mean(halves, axis=0), 0.95)[0]
+
+
 def balanced_score(
     outcomes: Sequence[CaseOutcome], *, n_resamples: int = 2000, seed: int = 0
 ) -> BalancedScore:
@@ -105,17 +138,7 @@ def balanced_score(
     rates: Rates = defaultdict(lambda: defaultdict(list))
     for (moves, requirement, _), verdicts in sorted(by_family.items()):
         rates[moves][requirement].append(sum(verdicts) / len(verdicts))
-    rng = np.random.default_rng(seed)
-    draws = [
-        _balanced(
-            {
-                c: {r: list(rng.choice(v, size=len(v))) for r, v in by_r.items()}
-                for c, by_r in rates.items()
-            }
-        )
-        for _ in range(n_resamples)
-    ]
-    ci, _ = _percentile_interval(np.asarray(draws), 0.95)
+    ci = _interval(by_family, n_resamples, seed)
     holds = _half(rates[False]) if False in rates else None
     return BalancedScore(
         **base,
