@@ -136,17 +136,18 @@ def demo(
 
 def _print_ranking(report: Report) -> None:
     table = Table(title="targets")
-    for column in ("rank", "target", "pass rate", "faults", "errors", "cases"):
+    for column in ("rank", "target", "default score", "pass rate", "faults", "errors", "cases"):
         table.add_column(column)
     for entry in report.ranking:
         summary = report.targets[entry.target]
         table.add_row(
             rank_label(entry),
             entry.target,
+            "-" if entry.default_score is None else f"{entry.default_score:.2f}",
             "-" if entry.pass_rate is None else f"{entry.pass_rate:.2f}",
             str(summary.faults),
             str(summary.errors),
             str(summary.cases_run),
         )
-    table.caption = RANK_MEANING
+    table.caption = "; ".join(filter(None, (report.ranking_order, RANK_MEANING)))
     out.print(table)

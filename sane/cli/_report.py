@@ -31,12 +31,17 @@ from sane.errors import InputError
 from sane.inflation_record import ROBUSTNESS
 from sane.llm import LLMSettings
 from sane.output_files import write_text_atomic
-from sane.reporting.formatting import INTERVAL_MEANING, RANK_MEANING
+from sane.reporting.formatting import (
+    INTERVAL_MEANING,
+    PASS_RATE_RANK_MEANING,
+    RANK_MEANING,
+    pass_rate_rank,
+)
 from sane.reporting.formatting import rank as rank_label
 
 if TYPE_CHECKING:
     from sane.reporting import GroupSummary, HumanAlignment, RankingEntry, Report
-    from sane.stats import BalancedScore, PairedComparison, Prevalence, Rate
+    from sane.stats import PairedComparison, Prevalence, Rate, ScoreComparison
 
 FORMATS = ("summary", "json", "md", "html")
 
@@ -164,24 +169,30 @@ def summary_renderables(report: Report, suite: object = "SUITE.db") -> list[obje
             )
         )
     else:
-        table = Table(title="Targets by pass rate")
-        for column in ("rank", "target", "pass rate", "95% CI", "faults", "errors", "cases"):
+        by = "pass rate" if report.ranked_by == "pass_rate" else "default score"
+        table = Table(title=f"Targets by {by}")
+        columns = ("rank", "target", "default score", "pass rate", "95% CI", "faults", "errors")
+        for column in (*columns, "cases"):
             table.add_column(column)
         entries = {entry.target: entry for entry in report.ranking}
+        order = {name: index for index, name in enumerate(entries)}
         for name, summary in sorted(
-            report.targets.items(),
-            key=lambda item: (entries[item[0]].rank or 10**9, item[0]),
+            report.targets.items(), key=lambda item: (order.get(item[0], len(order)), item[0])
         ):
             no_result = summary.passes + summary.faults == 0
+            entry = entries[name]
             table.add_row(
-                rank_label(entries[name]),
+                rank_label(entry),
                 escape(name),
+                _fmt(entry.default_score),
                 "[red]error: no result[/]" if no_result else _fmt(summary.pass_rate),
-                _interval_cell(entries[name]),
+                _interval_cell(entry),
                 str(summary.faults),
                 str(summary.errors),
                 str(summary.cases_run),
             )
+        if report.ranking_order:
+            table.caption = escape(report.ranking_order)
         lines.append(table)
         lines += [f"[yellow]{escape(note)}[/]" for note in ranking_notes(report)]
     if report.not_executed:
@@ -280,11 +291,13 @@ def rank(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     trust_suite_code: TrustSuiteCode = False,
 ) -> None:
-    """Rank the targets by pass rate, overall and per requirement, optionally against humans.
+    """Rank the targets by default score (pass rate beside), optionally against humans.
 
-    Targets that no paired test separates share a rank ("2="). --compare A B shows A
-    against B on the cases both judged, which is the question when a new judge version
-    arrives.
+    The default score is a balanced accuracy a scorer that never moves cannot win (it gets
+    0.5); the pass rate, its interval and its own rank are shown beside, and the
+    per-requirement rankings are by pass rate. Targets that no paired test separates share a
+    rank ("2="). --compare A B shows A against B on the cases both judged, which is the
+    question when a new judge version arrives.
 
     The human side is --human (target,score CSV) or --human-data with --label-field: each
     target is run on the labelled records and its Spearman rho with the labels (AUROC with
@@ -310,8 +323,11 @@ def rank(
             certify_at=certify_at,
         )
         pair = find_comparison(result, *compare) if compare else None
+        score_pair = find_score_comparison(result, *compare) if compare else None
     if as_json:
         payload = {
+            "ranked_by": result.ranked_by,
+            "ranking_order": result.ranking_order,
             "ranking": [e.model_dump(mode="json") for e in result.ranking],
             "span": result.span,
             "intervals": {
@@ -336,11 +352,16 @@ def rank(
                 result.human_alignment.model_dump(mode="json") if result.human_alignment else None
             ),
             "comparisons": [c.model_dump(mode="json") for c in result.comparisons],
+            "default_score_comparisons": [
+                c.model_dump(mode="json") for c in result.default_score_comparisons
+            ],
         }
         if result.comparison_audit is not None:  # a comparative suite's audit, human pairs
             payload["comparison_audit"] = result.comparison_audit.model_dump(mode="json")
         if pair is not None:
             payload["comparison"] = pair.model_dump(mode="json")
+        if score_pair is not None:
+            payload["default_score_comparison"] = score_pair.model_dump(mode="json")
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
     if not result.ranking:  # a suite never executed: a line saying so, not an empty table
@@ -353,6 +374,8 @@ def rank(
         out.print(table)
     if pair is not None:
         out.print(comparison_table(pair))
+        if score_pair is not None:
+            say(score_comparison_line(score_pair))
 
 
 def _rank_report(
@@ -433,8 +456,8 @@ def rank_tables(result: Report) -> list[Table]:
     tables = []
     main = Table(title=f"Ranking: {result.suite.scorer} (pass-rate span {_fmt(result.span)})")
     robust = ROBUSTNESS in result.ranking_by_requirement
-    columns = ["rank", "target", "pass rate", "95% CI", "default score [95% CI]"]
-    columns += ["stability / sensitivity", "judged cases", "errors"]
+    columns = ["rank", "target", "default score [95% CI]", "pass rate", "95% CI"]
+    columns += ["pass-rate rank", "stability / sensitivity", "judged cases", "errors"]
     for column in columns + ([f"{ROBUSTNESS} (oracle-free)"] if robust else []):
         main.add_column(column)
     for entry in result.ranking:
@@ -443,15 +466,17 @@ def rank_tables(result: Report) -> list[Table]:
         main.add_row(
             rank_label(entry),
             entry.target,
+            _default_cell(entry),
             _fmt(entry.pass_rate),
             _interval_cell(entry),
-            _default_cell(result.default_scores.get(entry.target)),
+            pass_rate_rank(entry),
             f"{_fmt(summary.stability)} / {_fmt(summary.sensitivity)}",
             str(entry.cases),
             str(entry.errors),
             *([_robustness_cell(line)] if robust else []),
         )
-    notes = [RANK_MEANING, INTERVAL_MEANING]
+    notes = [result.ranking_order] if result.ranking_order else []
+    notes += [RANK_MEANING, PASS_RATE_RANK_MEANING, INTERVAL_MEANING]
     if robust:
         notes.append(
             f"{ROBUSTNESS}: the share of manipulation families searched with no confirmed "
@@ -460,7 +485,11 @@ def rank_tables(result: Report) -> list[Table]:
     main.caption = escape("; ".join(notes + ranking_notes(result)))
     tables.append(main)
     if result.ranking_by_requirement:
-        by_req = Table(title=escape("Per requirement: rank, pass rate [95% CI] (judged cases)"))
+        by_req = Table(
+            title=escape(
+                "Per requirement, by pass rate (McNemar): rank, pass rate [95% CI] (judged cases)"
+            )
+        )
         by_req.add_column("requirement")
         by_req.add_column("span")
         by_req.add_column("ranking")
@@ -490,12 +519,12 @@ def ranking_notes(result: Report) -> list[str]:
     return notes + [f"{e.target}: {e.note}" for e in result.ranking if e.note]
 
 
-def _default_cell(score: BalancedScore | None) -> str:
+def _default_cell(entry: RankingEntry) -> str:
     """The default score (balanced accuracy over the cases that need a move and those that need
     none), its interval and the number of discriminating cases."""
-    if score is None or score.value is None:
+    if entry.default_score is None:
         return "-"
-    return f"{score.value:.3f} {_fmt_ci(score.ci)} ({score.discriminating_cases})"
+    return f"{entry.default_score:.3f} {_fmt_ci(entry.default_score_ci)} ({entry.discriminating_cases})"
 
 
 def _interval_cell(entry: RankingEntry) -> str:
@@ -527,6 +556,30 @@ def comparison_table(pair: PairedComparison) -> Table:
     else:
         table.caption = escape(pair.note or "no case judged by both")
     return table
+
+
+def find_score_comparison(report: Report, a: str, b: str) -> ScoreComparison | None:
+    """The report's comparison of ``a``'s default score with ``b``'s (a first), if tested."""
+    for pair in report.default_score_comparisons:
+        if {pair.a, pair.b} == {a, b}:
+            return pair.seen_from(a)
+    return None
+
+
+def score_comparison_line(pair: ScoreComparison) -> str:
+    """One line: the two default scores on the shared cases and the sign-flip test."""
+    if pair.difference is None:
+        return f"default score: {pair.note or 'not compared'}"
+    verdict = (
+        f"{pair.better}'s is significantly higher" if pair.better else "no significant difference"
+    )
+    return (
+        f"default score {_fmt(pair.score_a)} vs. {_fmt(pair.score_b)} on the {pair.cases} "
+        f"shared cases ({pair.discriminating_cases} discriminating); difference "
+        f"{pair.difference:+.3f} {_fmt_ci(pair.difference_ci)} (95%, paired bootstrap); "
+        f"sign-flip p = {_fmt(pair.p_value)} ({pair.p_method}), Holm-adjusted over the "
+        f"ranking's pairs {_fmt(pair.p_adjusted)}: {verdict}"
+    )
 
 
 def find_comparison(report: Report, a: str, b: str) -> PairedComparison:
@@ -601,23 +654,27 @@ def _robustness_cell(line: GroupSummary | None) -> str:
 
 def _alignment_tables(alignment: HumanAlignment) -> list[Table]:
     source = alignment.human_source or "human benchmark"
-    table = Table(title=f"Pass-rate ranking vs. {source} ({alignment.n} common targets)")
+    table = Table(title=f"Ranking vs. {source} ({alignment.n} common targets)")
     for column in ("statistic", "value", f"bootstrap {alignment.confidence:.0%} CI", "p-value"):
         table.add_column(column)
-    table.add_row(
-        "Spearman rho",
-        _fmt(alignment.spearman),
-        _fmt_ci(alignment.spearman_ci),
-        _fmt(alignment.spearman_p),
-    )
-    table.add_row(
-        "Kendall tau-b",
-        _fmt(alignment.kendall),
-        _fmt_ci(alignment.kendall_ci),
-        _fmt(alignment.kendall_p),
-    )
-    if alignment.note:
-        table.caption = alignment.note
+    default = alignment.default_score
+    rows = [("default score (the ranking's order)", default)] if default is not None else []
+    for label, correlation in [*rows, ("pass rate", alignment)]:
+        table.add_row(
+            f"Spearman rho, {label}",
+            _fmt(correlation.spearman),
+            _fmt_ci(correlation.spearman_ci),
+            _fmt(correlation.spearman_p),
+        )
+        table.add_row(
+            f"Kendall tau-b, {label.split(' (')[0]}",
+            _fmt(correlation.kendall),
+            _fmt_ci(correlation.kendall_ci),
+            _fmt(correlation.kendall_p),
+        )
+    notes = [alignment.note, default.note and f"default score: {default.note}" if default else None]
+    if any(notes):
+        table.caption = "; ".join(filter(None, notes))
     missing = []
     if alignment.only_in_suite:
         missing.append("no human value: " + ", ".join(alignment.only_in_suite))

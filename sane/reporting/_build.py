@@ -64,16 +64,26 @@ from sane.reporting._planted import (
     CONSTANT,
     NOT_SHOWN_BETTER,
     PlantedTargets,
+    case_outcomes,
     default_scores,
     planted_targets,
+)
+from sane.reporting.formatting import (
+    NO_DEFAULT_SCORE,
+    ORDER_BY_DEFAULT_SCORE,
+    ORDER_BY_PASS_RATE,
+    ORDER_UNSCORED_AFTER,
 )
 from sane.reporting.sections import SECTIONS, ReportSection, register_section
 from sane.stats import (
     BalancedScore,
+    CaseOutcome,
     LabelAgreement,
     PairedComparison,
     PairwiseAgreement,
+    ScoreComparison,
     ThresholdRow,
+    balanced_comparisons,
     comparisons,
     configuration_sensitivity,
     default_taus,
@@ -558,6 +568,83 @@ def _ranking(
     return [entry(n) for n in ranked] + [entry(n) for n in unrated], tested
 
 
+@dataclass(frozen=True)
+class _Ranked:
+    """The suite's ranking, which score orders it (and that in one line), and the paired
+    tests beside it: McNemar's on the pass rates, the sign-flip test on the default scores."""
+
+    entries: list[RankingEntry]
+    by: str | None
+    order: str | None
+    pass_rate_tests: list[PairedComparison]
+    score_tests: list[ScoreComparison]
+
+
+def _default_ranking(
+    targets: Mapping[str, TargetSummary],
+    passed: Verdicts,
+    outcomes: Mapping[str, list[CaseOutcome]],
+    scores: Mapping[str, BalancedScore],
+    boot: _Bootstrap = _Bootstrap(),
+    health: Mapping[str, TargetHealth] | None = None,
+) -> _Ranked:
+    """The suite's ranking, ordered by the default score: rank 1 + the number of targets whose
+    default score is significantly higher (sign-flip test, Holm-adjusted; the default scores'
+    intervals where two share no case). The targets without a default score rank after
+    those with one, by their pass-rate ranks among themselves; the not-ranked (errors) and
+    those with no judged case come last, as in the pass-rate ranking, which every entry
+    carries beside (``pass_rate_rank``)."""
+    by_pass_rate, pass_rate_tests = _ranking(targets, passed, boot, health)
+    pass_rate_entry = {e.target: e for e in by_pass_rate}
+    rated = {e.target: e.pass_rate for e in by_pass_rate if e.rank is not None}
+    valued = {n: scores[n].value for n in rated if n in scores and scores[n].value is not None}
+    order_of = sorted(valued, key=lambda n: (-valued[n], -rated[n], n))
+    score_tests = balanced_comparisons(
+        {n: outcomes.get(n, []) for n in order_of}, n_resamples=boot.n_resamples, seed=boot.seed
+    )
+    intervals = {n: scores[n].ci for n in valued if scores[n].ci is not None}
+    position = significance_ranks(valued, score_tests, intervals)
+    unscored = {n: rate for n, rate in rated.items() if n not in valued}
+    wilson = {n: targets[n].pass_rate_ci for n in unscored if targets[n].pass_rate_ci}
+    after = significance_ranks(unscored, pass_rate_tests, wilson)
+    position |= {n: len(valued) + rank for n, rank in after.items()}
+    shared = Counter(position.values())
+    ranked = sorted(valued, key=lambda n: (position[n], -valued[n], -rated[n], n))
+    ranked += sorted(unscored, key=lambda n: (position[n], -unscored[n], n))
+    ranked += [e.target for e in by_pass_rate if e.target not in position]
+    mixed = bool(valued) and bool(unscored)
+
+    def entry(name: str) -> RankingEntry:
+        line = pass_rate_entry[name]
+        score = scores.get(name)
+        rank = position.get(name)
+        note = line.note
+        if mixed and name in unscored:
+            note = "; ".join(n for n in (NO_DEFAULT_SCORE, note) if n)
+        by = None if rank is None else "default_score" if name in valued else "pass_rate"
+        return RankingEntry(
+            **line.model_dump(exclude={"rank", "tied", "note"}),
+            rank=rank,
+            tied=rank is not None and shared[rank] > 1,
+            note=note,
+            default_score=score.value if score else None,
+            default_score_ci=score.ci if score else None,
+            discriminating_cases=score.discriminating_cases if score else 0,
+            ranked_by=by,
+            pass_rate_rank=line.rank,
+            pass_rate_tied=line.tied,
+        )
+
+    if valued:
+        by, order = (
+            "default_score",
+            ORDER_BY_DEFAULT_SCORE + (ORDER_UNSCORED_AFTER if mixed else ""),
+        )
+    else:
+        by, order = ("pass_rate", ORDER_BY_PASS_RATE) if rated else (None, None)
+    return _Ranked([entry(n) for n in ranked], by, order, pass_rate_tests, score_tests)
+
+
 def _sliced_rankings(
     targets: Mapping[str, TargetSummary],
     slice_of: Callable[[TargetSummary], Mapping],
@@ -616,10 +703,13 @@ def _human_alignment(
     per_target: Mapping[str, LabelAgreement] | None = None,
 ) -> HumanAlignment:
     rates = {e.target: e.pass_rate for e in ranking if e.pass_rate is not None}
+    defaults = {e.target: e.default_score for e in ranking if e.default_score is not None}
     oriented = {name: (v if higher_is_better else -v) for name, v in human.items()}
     correlation = rank_correlation(rates, oriented, n_resamples=n_resamples, seed=seed)
+    by_default = rank_correlation(defaults, oriented, n_resamples=n_resamples, seed=seed)
     return HumanAlignment(
         **correlation.model_dump(),
+        default_score=by_default,
         human_higher_is_better=higher_is_better,
         only_in_suite=sorted(set(rates) - set(human)),
         only_in_human=sorted(set(human) - set(rates)),
@@ -791,6 +881,10 @@ class ReportContext:
         return [e for e in self.counted[0] if e.target not in self.planted]
 
     @cached_property
+    def case_outcomes(self) -> dict[str, list[CaseOutcome]]:
+        return case_outcomes(self)
+
+    @cached_property
     def default_scores(self) -> dict[str, BalancedScore]:
         return default_scores(self)
 
@@ -842,13 +936,19 @@ class ReportContext:
         }
 
     @cached_property
-    def ranked(self) -> tuple[list[RankingEntry], list[PairedComparison]]:
-        entries, tested = _ranking(self.targets, _passed(self.runs), self.boot, self.health)
-        return [RankingEntry(**e.model_dump()) for e in entries], tested
+    def ranked(self) -> _Ranked:
+        return _default_ranking(
+            self.targets,
+            _passed(self.runs),
+            self.case_outcomes,
+            self.default_scores,
+            self.boot,
+            self.health,
+        )
 
     @property
     def ranking(self) -> list[RankingEntry]:
-        return self.ranked[0]
+        return self.ranked.entries
 
     @cached_property
     def ranking_by_requirement(self) -> dict[str, list[SliceRankingEntry]]:
@@ -987,7 +1087,10 @@ for _section in (
     ReportSection("comparison_audit", comparison_audit),
     ReportSection("targets", lambda c: c.targets),
     ReportSection("ranking", lambda c: c.ranking),
-    ReportSection("comparisons", lambda c: c.ranked[1]),
+    ReportSection("ranked_by", lambda c: c.ranked.by),
+    ReportSection("ranking_order", lambda c: c.ranked.order),
+    ReportSection("comparisons", lambda c: c.ranked.pass_rate_tests),
+    ReportSection("default_score_comparisons", lambda c: c.ranked.score_tests),
     ReportSection("span", lambda c: _span(c.ranking)),
     ReportSection("ranking_by_requirement", lambda c: c.ranking_by_requirement),
     ReportSection("ranking_by_capability", _by_capability),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -34,9 +34,15 @@ from sane.reporting._next_steps import first_lines
 from sane.reporting._planted import DEFAULT_SCORE_MEANING, planted_notes
 from sane.reporting._plots import heat_colour, pass_rate_plot, stability_plot, threshold_plot
 from sane.reporting._worddiff import diff_variants
-from sane.reporting.formatting import INTERVAL_MEANING, RANK_MEANING, TOLERANCE_MEANING
+from sane.reporting.formatting import (
+    INTERVAL_MEANING,
+    PASS_RATE_RANK_MEANING,
+    RANK_MEANING,
+    TOLERANCE_MEANING,
+)
 from sane.reporting.formatting import ci as _ci
 from sane.reporting.formatting import num as _num
+from sane.reporting.formatting import pass_rate_rank as _pass_rate_rank
 from sane.reporting.formatting import pct as _pct
 from sane.reporting.formatting import rank as rank_label
 from sane.reporting.sections import written
@@ -149,6 +155,7 @@ def _environment() -> Environment:
         num=_num,
         ci=_ci,
         rank=rank_label,
+        pass_rate_rank=_pass_rate_rank,
         heat=heat_colour,
         formula=formula,
         guard_text=guard_text,
@@ -215,10 +222,12 @@ def render_html(
             threshold=threshold_plot(report),
             inflation_diffs=_inflation_diffs(report),
             robustness=ROBUSTNESS,
-            matrix=_comparison_matrix(report),
+            matrix=_comparison_matrix(report, report.comparisons),
+            score_matrix=_comparison_matrix(report, report.default_score_comparisons),
             other_sections=written(report.sections),
             **first_lines(report),
             rank_meaning=RANK_MEANING,
+            pass_rate_rank_meaning=PASS_RATE_RANK_MEANING,
             default_score_meaning=DEFAULT_SCORE_MEANING,
             planted_notes=planted_notes(report.planted_targets),
             interval_meaning=INTERVAL_MEANING,
@@ -227,11 +236,13 @@ def render_html(
     )
 
 
-def _comparison_matrix(report: Report) -> dict[str, Any]:
-    """The ranked targets (best first) and, per ordered pair, the comparison row-first."""
-    targets = [e.target for e in report.ranking if e.pass_rate is not None]
+def _comparison_matrix(report: Report, tested: Sequence[Any]) -> dict[str, Any]:
+    """The ranked targets a test compared (in ranking order) and, per ordered pair, the
+    comparison row-first: `tested` is the report's pass-rate or default-score comparisons."""
+    compared = {name for pair in tested for name in (pair.a, pair.b)}
+    targets = [e.target for e in report.ranking if e.target in compared]
     cells: dict[str, dict[str, Any]] = {name: {} for name in targets}
-    for pair in report.comparisons:
+    for pair in tested:
         if pair.a in cells and pair.b in cells:
             cells[pair.a][pair.b] = pair
             cells[pair.b][pair.a] = pair.seen_from(pair.b)

@@ -20,6 +20,7 @@ from sane.reporting._next_steps import first_lines
 from sane.reporting._planted import DEFAULT_SCORE_MEANING, planted_notes
 from sane.reporting.formatting import (
     INTERVAL_MEANING,
+    PASS_RATE_RANK_MEANING,
     RANK_MEANING,
     TOLERANCE_MEANING,
     markdown_environment,
@@ -69,6 +70,7 @@ def render_markdown(
             max_errors=max_errors,
             robustness=ROBUSTNESS,
             rank_meaning=RANK_MEANING,
+            pass_rate_rank_meaning=PASS_RATE_RANK_MEANING,
             default_score_meaning=DEFAULT_SCORE_MEANING,
             planted_notes=planted_notes(report.planted_targets),
             interval_meaning=INTERVAL_MEANING,

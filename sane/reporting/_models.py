@@ -29,6 +29,7 @@ from sane.stats import (
     RankCorrelation,
     RequirementProfile,
     RunVariability,
+    ScoreComparison,
     ThresholdRow,
 )
 
@@ -180,16 +181,14 @@ class TargetSummary(Record):
     repeat_variability: dict[str, RunVariability] = Field(default_factory=dict)
 
 
-class RankingEntry(Record):
-    """A position by pass rate that claims no more than the cases show.
+class _Position(Record):
+    """What every ranking's line holds: a rank that claims no more than the cases show.
 
-    ``rank`` is 1 + the number of targets that pass significantly more often (paired
-    McNemar exact test on the cases both judged, Holm-adjusted over the ranking's pairs;
-    Wilson intervals that do not overlap where two targets share no case), so targets no
-    test separates share a rank and ``tied`` says so. Targets without a pass rate get None.
-    ``ci`` is the percentile bootstrap interval over the judged cases, or the Wilson
-    interval where the bootstrap collapses to a point (0/n, n/n): ``ci_method`` says which.
-    ``cases`` counts the judged cases (passes + faults).
+    ``rank`` is 1 + the number of targets significantly better by the ranking's test, so
+    targets no test separates share a rank and ``tied`` says so; None for a target not ranked.
+    ``ci`` is the pass rate's percentile bootstrap interval over the judged cases, or the
+    Wilson interval where the bootstrap collapses to a point (0/n, n/n): ``ci_method`` says
+    which. ``cases`` counts the judged cases (passes + faults).
     """
 
     target: str
@@ -205,12 +204,39 @@ class RankingEntry(Record):
     note: str | None = None
 
 
-class SliceRankingEntry(RankingEntry):
-    """A position in a per-requirement or per-capability ranking (the same rules)."""
+class RankingEntry(_Position):
+    """A position in the suite's ranking, ordered by the default score (`Report.ranked_by`).
+
+    ``rank`` is 1 + the number of targets whose default score is significantly higher (the
+    paired sign-flip test on the cases both judged, within the default score's weighting,
+    Holm-adjusted over the ranking's pairs: sane.stats._balanced_comparison). A target without
+    a default score (no discriminating case judged) ranks after every target with one, by pass
+    rate (``ranked_by`` "pass_rate", and ``note`` says why); one that is not ranked (too many
+    errors) has no rank. ``pass_rate_rank`` is the rank by pass rate alone (McNemar's exact
+    test, Holm-adjusted: 1 + the number of targets that pass significantly more often), shown
+    beside with the pass rate and its interval.
+    """
+
+    default_score: float | None = None
+    default_score_ci: tuple[float, float] | None = None
+    discriminating_cases: int = 0
+    ranked_by: str | None = None  # "default_score", "pass_rate", or None: not ranked
+    pass_rate_rank: int | None = None
+    pass_rate_tied: bool = False
+
+
+class SliceRankingEntry(_Position):
+    """A position in a per-requirement or per-capability ranking: by pass rate, ``rank`` 1 +
+    the number of targets that pass significantly more often on the slice's cases (McNemar's
+    exact test on the cases both judged, Holm-adjusted over the slice's pairs; Wilson
+    intervals that do not overlap where two targets share no case). A slice keeps the pass
+    rate: most hold one class of case only (an invariance requirement has no case a scorer
+    that never moves fails, so no default score there)."""
 
 
 class HumanAlignment(RankCorrelation):
-    """Pass-rate ranking vs. a human benchmark (SANE section 5.3)."""
+    """Pass-rate ranking vs. a human benchmark (SANE section 5.3); ``default_score``: the same
+    for the default scores, the score the ranking is ordered by."""
 
     human_higher_is_better: bool = True
     only_in_suite: list[str] = Field(default_factory=list)
@@ -218,6 +244,7 @@ class HumanAlignment(RankCorrelation):
     human: dict[str, float] = Field(default_factory=dict)
     human_source: str | None = None
     per_target: dict[str, LabelAgreement] = Field(default_factory=dict)
+    default_score: RankCorrelation | None = None
 
 
 class FaultEvidence(Record):
@@ -345,8 +372,15 @@ class Report(Record):
     comparison_audit: ComparisonSection | None = None
     targets: dict[str, TargetSummary]
     ranking: list[RankingEntry]
-    # every pair of ranked targets on the cases both judged (sane.stats._comparison)
+    # which score orders `ranking` ("default_score", or "pass_rate" where no target has a
+    # default score; None with nothing ranked), and that in one line every format shows
+    ranked_by: str | None = None
+    ranking_order: str | None = None
+    # every pair of ranked targets on the cases both judged: McNemar on the pass rates
+    # (sane.stats._comparison), and the sign-flip test on the default scores that the ranks
+    # rest on (sane.stats._balanced_comparison)
     comparisons: list[PairedComparison] = Field(default_factory=list)
+    default_score_comparisons: list[ScoreComparison] = Field(default_factory=list)
     span: float | None = None
     ranking_by_requirement: dict[str, list[SliceRankingEntry]] = Field(default_factory=dict)
     ranking_by_capability: dict[str, list[SliceRankingEntry]] = Field(default_factory=dict)

@@ -77,21 +77,26 @@ def _outcomes(runs: list[ExecutionRecord], context: ReportContext) -> list[CaseO
                 requirement=recipe.requirement.value,
                 passed=execution.verdict is Verdict.passed,
                 discriminating=telling[recipe.id],
+                case=execution.case_id,
             )
         )
     return found
 
 
-def default_scores(context: ReportContext) -> dict[str, BalancedScore]:
-    """Every executed target's default score (the null scorers' too), by name."""
+def case_outcomes(context: ReportContext) -> dict[str, list[CaseOutcome]]:
+    """Every executed target's judged cases (the null scorers' too), by name: what its
+    default score and the paired tests of default scores are computed from."""
     by_target: dict[str, list[ExecutionRecord]] = {}
     for execution in context.counted[0]:
         by_target.setdefault(execution.target, []).append(execution)
+    return {name: _outcomes(runs, context) for name, runs in sorted(by_target.items())}
+
+
+def default_scores(context: ReportContext) -> dict[str, BalancedScore]:
+    """Every executed target's default score (the null scorers' too), by name."""
     return {
-        name: balanced_score(
-            _outcomes(runs, context), n_resamples=context.n_resamples, seed=context.seed
-        )
-        for name, runs in sorted(by_target.items())
+        name: balanced_score(outcomes, n_resamples=context.n_resamples, seed=context.seed)
+        for name, outcomes in context.case_outcomes.items()
     }
 
 

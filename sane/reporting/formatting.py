@@ -42,10 +42,39 @@ def rank(entry: Any) -> str:
     return f"{entry.rank}=" if entry.tied else str(entry.rank)
 
 
+def pass_rate_rank(entry: Any) -> str:
+    """A ranking entry's rank by pass rate alone (McNemar), "2=" where shared, "-" without."""
+    if entry.pass_rate_rank is None:
+        return "-"
+    return f"{entry.pass_rate_rank}=" if entry.pass_rate_tied else str(entry.pass_rate_rank)
+
+
 RANK_MEANING = (
-    "Rank: 1 + the number of targets that pass significantly more often on the cases both "
-    "judged (McNemar exact test, Holm-adjusted, 5%); '=' marks a rank shared with a target "
-    "no test separates from it"
+    "Rank: 1 + the number of targets whose default score is significantly higher on the cases "
+    "both judged (paired sign-flip test within the default score's weighting, Holm-adjusted, "
+    "5%); '=' marks a rank shared with a target no test separates from it; a target without a "
+    "default score ranks after those with one, by pass rate"
+)
+PASS_RATE_RANK_MEANING = (
+    "Pass-rate rank: 1 + the number of targets that pass significantly more often on the "
+    "cases both judged (McNemar exact test, Holm-adjusted, 5%)"
+)
+# the one line every format shows above its ranking: which score orders it (Report.ranking_order)
+ORDER_BY_DEFAULT_SCORE = (
+    "Ranked by the default score, which a scorer that never moves cannot win (it gets 0.5 "
+    "whatever the suite's mix); the pass rate, its interval and its own rank are shown beside"
+)
+ORDER_UNSCORED_AFTER = (
+    "; a target without a default score (no judged case that a scorer that never moves "
+    "fails) ranks after, by pass rate"
+)
+ORDER_BY_PASS_RATE = (
+    "Ranked by pass rate: no judged case of this suite needs the score to move (a scorer that "
+    "never moves passes every one), so no target has a default score"
+)
+NO_DEFAULT_SCORE = (
+    "no default score: none of its judged cases is one a scorer that never moves fails; "
+    "ranked after the targets with one, by pass rate"
 )
 INTERVAL_MEANING = (
     "95% CI: percentile bootstrap over the judged cases; Wilson's interval where the "
@@ -149,7 +178,7 @@ def markdown_environment(package: str, **filters: Callable[..., Any]) -> Environ
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    numbers = {"pct": pct, "num": num, "ci": ci, "rank": rank}
+    numbers = {"pct": pct, "num": num, "ci": ci, "rank": rank, "pass_rate_rank": pass_rate_rank}
     env.filters.update({name: _as_written(f) for name, f in numbers.items()})
     env.filters.update(cell=markdown_cell, code=code_span, as_written=as_written, **filters)
     return env

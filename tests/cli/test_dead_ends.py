@@ -143,7 +143,7 @@ def test_a_suite_never_executed_says_so_instead_of_an_empty_table(tmp_path):
     for line in summary_renderables(sane.report(suite), suite):
         console.print(line)
     text = console.export_text()
-    assert "Targets by pass rate" not in text
+    assert "Targets by " not in text
     assert f"no target was executed yet: sane execute {suite}" in text
 
 

@@ -256,7 +256,7 @@ def test_report_prints_a_summary_on_a_terminal_and_json_when_piped(suite: Path) 
     # the oracle's qualification comes first, then the panel's record on its controls
     assert text.startswith(("Oracle qualified", "WARNING: Oracle NOT qualified"))
     assert text.index("Oracle") < text.index("controls") < text.index("validated families")
-    assert "validated families" in summary.stdout and "Targets by pass rate" in summary.stdout
+    assert "validated families" in summary.stdout and "Targets by default score" in summary.stdout
     assert "careful" in summary.stdout and "error: no result" in summary.stdout  # broken
     # no --format: JSON when stdout is not a terminal (a pipe here)
     piped = subprocess.run(
@@ -292,7 +292,7 @@ def test_report_on_a_terminal_defaults_to_the_summary(suite: Path) -> None:
         os.close(leader)
     text = b"".join(chunks).decode()
     assert run.returncode == 0, run.stderr
-    assert "Targets by pass rate" in text and not text.lstrip().startswith("{")
+    assert "Targets by default score" in text and not text.lstrip().startswith("{")
 
 
 def test_a_config_file_holds_the_limits_and_an_option_overrides_its_field(

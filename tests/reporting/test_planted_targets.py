@@ -37,10 +37,10 @@ def test_execute_plants_the_null_scorers_and_the_report_places_them_apart(suite_
     # target, and where the null scorers would rank
     markdown = render_markdown(report)
     ranking = markdown.split("## Ranking", 1)[1].split("###", 1)[0]
-    assert "| default score [95% CI] | stability / sensitivity |" in ranking
+    assert "| default score [95% CI] (discriminating cases) | pass rate |" in ranking
     careful = next(line for line in ranking.splitlines() if "| careful |" in line)
     summary = report.targets["careful"]
-    assert f"| 1.000 {_ci(scores['careful'].ci)} (" in careful
+    assert f"| careful | 1.000 {_ci(scores['careful'].ci)} (" in careful
     assert f"| {summary.stability:.3f} / {summary.sensitivity:.3f} |" in careful
     assert "null-constant would rank 3 by pass rate and 2 by default score, of 5" in ranking
     html = render_html(report)

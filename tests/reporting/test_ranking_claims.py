@@ -40,7 +40,11 @@ def test_twenty_of_twenty_has_an_interval_with_width(kit):
 
 def test_markdown_marks_shared_ranks_and_lists_the_pairs(kit):
     markdown = render_markdown(build_report(_snapshot(kit, {"v1": 5, "v2": 20, "v3": 19})))
-    assert "| 1= | v2 | 100.0% |" in markdown and "| 3 | v1 | 25.0% |" in markdown
-    assert "### Paired comparisons" in markdown
+    # one "decrease" family: the default score is the pass rate, and so are the two ranks
+    assert "| 1= | v2 | 1.000 [1.000, 1.000] (20) | 100.0% |" in markdown
+    assert "| 3 | v1 | 0.250 [0.100, 0.450] (20) | 25.0% | [10.0%, 45.0%] | 3 |" in markdown
+    assert "### Paired comparisons of the default scores" in markdown
+    assert "| v2 | v1 | 20 (20) | 15 | 0 | +0.750" in markdown
+    assert "### Paired comparisons of the pass rates" in markdown
     assert "| v2 | v1 | 20 | 15 | 0 | +0.750" in markdown and "v2 better" in markdown
     assert "Rank: 1 + the number of targets" in markdown and "Tolerance: " in markdown

@@ -272,10 +272,17 @@ def test_json_has_the_design_contract(executed_suite):
     }
     assert set(target["by_requirement"]["monotonicity"]) >= {"pass_rate", "cases"}
     assert set(document["ranking"][0]) == {
+        "target", "pass_rate", "rank", "tied", "ci", "ci_method", "cases", "errors", "note",
+        "default_score", "default_score_ci", "discriminating_cases", "ranked_by",
+        "pass_rate_rank", "pass_rate_tied",
+    }  # fmt: skip
+    assert document["ranked_by"] == "default_score" and document["ranking_order"]
+    assert set(document["ranking_by_requirement"]["monotonicity"][0]) == {
         "target", "pass_rate", "rank", "tied", "ci", "ci_method", "cases", "errors", "note"
     }  # fmt: skip
-    assert {"a", "b", "cases", "difference", "difference_ci", "p_value", "p_adjusted",
-            "significant"} <= set(document["comparisons"][0])  # fmt: skip
+    for tested in ("comparisons", "default_score_comparisons"):
+        assert {"a", "b", "cases", "difference", "difference_ci", "p_value", "p_adjusted",
+                "significant"} <= set(document[tested][0])  # fmt: skip
     assert Report.model_validate(document) == build_report(executed_suite)
 
 

@@ -44,8 +44,13 @@ def test_sections_and_numbers(kit):
     good, bad, broken = _row(markdown, "good"), _row(markdown, "bad"), _row(markdown, "broken")
     assert good[1] == "100.0%" and bad[1] == "50.0%"
     assert broken[1] == "n/a" and broken[6] == "1"  # pass rate undefined, one error
-    assert "| 1= | good | 100.0% | [61.0%, 100.0%] (Wilson) |" in markdown  # 6/6 vs 3/6: p = 0.25
-    assert "| 1= | bad | 50.0% |" in markdown and "| — | broken | n/a |" in markdown
+    # ranked by the default score (one "decrease" family: its pass rate), pass rate beside;
+    # 6/6 vs 3/6: p = 0.25 by either test
+    assert "| 1= | good | 1.000 [1.000, 1.000] (6) | 100.0% | [61.0%, 100.0%] (Wilson) | 1= |" in (
+        markdown
+    )
+    assert "| 1= | bad | 0.500 [0.167, 0.833] (6) | 50.0% |" in markdown
+    assert "| — | broken | — | n/a |" in markdown
     assert "Agreement with the human ranking" in markdown
     assert "Faults (3)" in markdown and "Errors (5)" in markdown
 

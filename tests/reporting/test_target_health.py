@@ -48,7 +48,8 @@ def test_a_target_whose_scores_barely_move_is_flagged(kit):
 def test_markdown_ranking_has_an_error_column_and_the_notes(kit):
     markdown = render_markdown(build_report(_snapshot(kit)))
     header = (
-        "| rank | target | pass rate | 95% CI | default score [95% CI] | stability / sensitivity |"
+        "| rank | target | default score [95% CI] (discriminating cases) | pass rate | 95% CI "
+        "| pass-rate rank | stability / sensitivity |"
     )
     assert header + " judged cases | errors |" in markdown
     assert "not ranked: 6 of 8 case executions failed" in markdown

@@ -1,0 +1,125 @@
+"""The ranking is ordered by the default score (issue 51): a scorer that never moves cannot win
+it, ranks claim only what the paired test of default scores shows, and a target without a
+default score ranks after those with one, by pass rate, saying why."""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+
+from rich.console import Console
+
+from sane.reporting import build_report, render_html, render_markdown
+from sane.reporting.formatting import NO_DEFAULT_SCORE, ORDER_BY_DEFAULT_SCORE, ORDER_BY_PASS_RATE
+
+Y = "yes"
+CASES = 10
+
+
+def _suite(kit, targets: dict[str, tuple[int, int]], *, invariant=8, decrease=2, only=None):
+    """`invariant` invariance families and `decrease` decrease families of CASES cases each;
+    a target fails its first ``fails`` invariance cases (spread over the families) and passes
+    its first ``passes`` decrease cases. ``only``: target -> the family prefix it ran alone."""
+    plans = [
+        kit.Plan(f"inv{k}", Y, [(Y, Y)] * CASES, requirement="robustness",
+                 relation={"kind": "invariant"}, capability="cap-r")
+        for k in range(invariant)
+    ] + [kit.Plan(f"dec{k}", Y, [(Y, Y)] * CASES, capability="cap-m") for k in range(decrease)]  # fmt: skip
+    runs = []
+    for target, (fails, passes) in targets.items():
+        for kind, count, bad in (("inv", invariant, fails), ("dec", decrease, passes)):
+            if only and only.get(target, kind) != kind:
+                continue
+            for index in range(count * CASES):
+                family, case = index % count, index // count
+                hit = index < bad
+                verdict = ("fault" if hit else "pass") if kind == "inv" else (
+                    "pass" if hit else "fault")  # fmt: skip
+                runs.append(kit.run(target, f"{kind}{family}/{case}", verdict))
+    return kit.snapshot(plans, runs, cases_per_recipe=CASES)
+
+
+def test_a_constant_scorer_that_passes_most_of_an_invariance_heavy_suite_is_not_ranked_first(kit):
+    # the constant passes every invariance case (80) and no decrease case (20): 0.80; the judge
+    # fails 20 invariance cases and passes 19 decrease cases: 0.79, a lower pass rate
+    report = build_report(_suite(kit, {"constant": (0, 0), "judge": (20, 19)}))
+    entries = {e.target: e for e in report.ranking}
+    constant, judge = entries["constant"], entries["judge"]
+    assert constant.pass_rate == 0.8 > judge.pass_rate == 0.79
+    assert constant.pass_rate_rank == judge.pass_rate_rank == 1  # McNemar: 20 against 19
+    assert constant.default_score == 0.5 and judge.default_score == (0.75 + 0.95) / 2
+    assert [e.target for e in report.ranking] == ["judge", "constant"]
+    assert (judge.rank, judge.tied, constant.rank, constant.tied) == (1, False, 2, False)
+    assert {judge.ranked_by, constant.ranked_by} == {"default_score"}
+    (pair,) = report.default_score_comparisons
+    assert pair.better == "judge" and pair.p_adjusted < 0.05
+    assert report.ranked_by == "default_score" and report.ranking_order == ORDER_BY_DEFAULT_SCORE
+
+
+def test_default_scores_no_test_separates_share_a_rank(kit):
+    report = build_report(_suite(kit, {"judge": (20, 19), "rival": (18, 17), "constant": (0, 0)}))
+    entries = {e.target: e for e in report.ranking}
+    judge, rival = entries["judge"], entries["rival"]
+    assert judge.default_score > rival.default_score  # the point estimates differ...
+    pair = next(c for c in report.default_score_comparisons if {c.a, c.b} == {"judge", "rival"})
+    assert not pair.significant and pair.p_adjusted >= 0.05
+    assert (judge.rank, rival.rank) == (1, 1) and judge.tied and rival.tied  # ...not the ranks
+    assert [e.target for e in report.ranking][:2] == ["judge", "rival"]  # higher score first
+    markdown = render_markdown(report)
+    assert "| 1= | judge |" in markdown and "| 1= | rival |" in markdown
+
+
+def test_a_target_without_a_discriminating_case_is_ranked_last_and_says_why(kit):
+    # "partial" ran the invariance families only and passed them all: the best pass rate, no
+    # default score
+    snapshot = _suite(
+        kit, {"judge": (20, 19), "constant": (0, 0), "partial": (0, 0)}, only={"partial": "inv"}
+    )
+    report = build_report(snapshot)
+    last = report.ranking[-1]
+    assert last.target == "partial" and last.pass_rate == 1.0 and last.default_score is None
+    assert (
+        last.rank == 3 and last.ranked_by == "pass_rate" and last.note.startswith(NO_DEFAULT_SCORE)
+    )
+    assert [e.rank for e in report.ranking] == [1, 2, 3]
+    assert report.ranking_order.startswith(ORDER_BY_DEFAULT_SCORE)
+    assert "ranks after, by pass rate" in report.ranking_order
+    ranking = render_markdown(report).split("## Ranking", 1)[1]
+    row = next(line for line in ranking.splitlines() if "| partial |" in line)
+    assert row.startswith("| 3 | partial | — | 100.0% |") and "no default score: " in row
+
+
+def test_a_suite_without_a_discriminating_case_is_ranked_by_pass_rate_and_says_so(kit):
+    report = build_report(_suite(kit, {"a": (0, 0), "b": (30, 0)}, decrease=0))
+    assert report.ranked_by == "pass_rate" and report.ranking_order == ORDER_BY_PASS_RATE
+    assert [(e.target, e.rank, e.ranked_by) for e in report.ranking] == [
+        ("a", 1, "pass_rate"),
+        ("b", 2, "pass_rate"),
+    ]
+    # the order line says why, once: no entry repeats it
+    assert all(e.rank == e.pass_rate_rank for e in report.ranking)
+    assert not any(NO_DEFAULT_SCORE in (e.note or "") for e in report.ranking)
+    assert report.default_score_comparisons == []
+
+
+def test_every_format_says_which_score_orders_the_ranking(kit):
+    from sane.cli._report import rank_tables, summary_renderables
+
+    report = build_report(
+        _suite(kit, {"constant": (0, 0), "judge": (20, 19)}), human={"judge": 0.9, "constant": 0}
+    )
+    line = report.ranking_order
+    assert f"{line}." in render_markdown(report).split("## Ranking", 1)[1]
+    assert f"data-ranking-order>{line}." in html.unescape(render_html(report))
+    console = Console(width=400, record=True, file=io.StringIO())
+    for renderable in [*rank_tables(report), *summary_renderables(report)]:
+        console.print(renderable)
+    text = " ".join(console.export_text().split())
+    assert text.count(line) == 2 and "Targets by default score" in text
+    document = json.loads(report.model_dump_json())
+    assert document["ranked_by"] == "default_score" and document["ranking_order"] == line
+    assert document["ranking"][0]["pass_rate_rank"] == 1
+    # the human benchmark is compared with both scores, the ranking's first
+    assert report.human_alignment.default_score.n == 2
+    assert "Spearman rho, default score (the ranking's order)" in render_markdown(report)
