@@ -31,8 +31,10 @@ accuracy over the cases a scorer that never moves fails and those it passes,
 with human agreement (percentile bootstrap over targets), where each null scorer falls, and
 the share of cases the constant scorer passes. The last line is JSON:
 ``{SUITE: {"rho_pass_rate", "rho_default_score", "constant_rank_fraction", ...}}``;
-``constant_rank_fraction`` is the constant scorer's rank by the default score over the
-number ranked (1.0 = last).
+``constant_rank_fraction`` is the constant scorer's place by the default score (1 + the
+candidates whose default score is higher) over the number placed, itself included (1.0 =
+last). The report's own ranking, ordered by the default score with ranks by the paired
+sign-flip test, is printed under each suite.
 
     .venv/bin/python benchmarks/bench_ranking.py --quick        (offline, a minute or two)
     .venv/bin/python benchmarks/bench_ranking.py --questions    (the questions no label answers)
@@ -300,8 +302,14 @@ def measure(suite: Path, human: dict[str, float]) -> dict:
             "ranked": len(candidates) + 1,
             "order": sorted(candidates, key=lambda n: -candidates[n]),
         }  # fmt: skip
+    # the report's own ranking (ordered by the default score; ranks by the paired sign-flip
+    # test, Holm-adjusted: targets no test separates share one)
+    out["ranking"] = [(e.target, e.rank, e.tied) for e in report.ranking]
+    out["ranked_by"] = report.ranked_by
     place = out["default_score"]["null_places"].get("null-constant")
-    # the constant scorer's place by the default score over the candidates and itself (1.0: last)
+    # the constant scorer's place by the default score over the candidates and itself (1.0:
+    # last): 1 + the candidates whose default score is higher (planted_targets'
+    # place_by_default_score; the null scorers are placed, never ranked among the candidates)
     out["constant_rank_fraction"] = (
         None if place is None else place / out["default_score"]["ranked"]
     )
@@ -325,6 +333,8 @@ def show(name: str, result: dict, human: dict[str, float]) -> None:
               f"Kendall {_fmt(r['kendall'])} {ci(r['kendall_ci'])}  over {r['n']} candidates; "
               f"null scorers' places {r['null_places']} of {r['ranked']}")  # fmt: skip
         print("    order: " + ", ".join(r["order"]))
+    print(f"  the report's ranking (by {result['ranked_by']}; ranks by paired tests): " + ", ".join(
+        f"{rank}{'=' if tied else ''} {n}" for n, rank, tied in result["ranking"]))  # fmt: skip
     print("  stability / sensitivity: " + ", ".join(
         f"{n} {_fmt(s)}/{_fmt(v)}" for n, (s, v) in sorted(result["stability"].items())))  # fmt: skip
 
