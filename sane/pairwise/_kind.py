@@ -21,6 +21,11 @@ class AuditSettings:
     decisive: float = 0.1  # |preference| above this is a verdict, not a tie
     min_effect: float = 0.1  # the least mean shift (on [-1, 1]) a bias finding needs
     max_rate: float = 0.1  # a rate's Wilson lower bound must exceed this to be a finding
+    # the confidence of a bias effect's interval (Student's t): the three bias checks
+    # (position, verbosity, self-praise) share a 5% family-wise error (Bonferroni). A 95%
+    # bootstrap over 12 examples called a judge with noise and no bias biased in 9-15% of
+    # runs; this, in 0.3-2.2%, and every planted bias was still found (bench_pairwise.py)
+    bias_confidence: float = 1 - 0.05 / 3
     seed: int = 0
 
 

@@ -80,6 +80,12 @@ _BARE_VERDICT = re.compile(rf"^\s*[\"'*]*{_VERDICT_WORD}[\"'*.]*\s*$")
 _CANDIDATE = re.compile(r"^\s*[\"'*]*candidate[ _]([ab])\b[\"'*.]*\s*$", re.IGNORECASE)
 # A verdict named anywhere, mid-line too (`{"verdict": "A"} Verdict: B`): never read as the
 # answer (prose says "the answer: a ..."), only to refuse a reply that names two.
+# A reply that opens as the asked JSON object, its verdict first, whose rest does not parse
+# (an unescaped quote in the reason, a cut at the token limit): the embedded judge wrote 5
+# such of 12 replies in reply: text mode, each a clear verdict (bench_pairwise.py)
+_OPENING_VERDICT = re.compile(
+    r"^\s*\{\s*\"verdict\"\s*:\s*\"(?i:candidate[ _])?(A|B|[Tt]ie|TIE)\"\s*[,}]"
+)
 _VERDICT_ANYWHERE = re.compile(
     r"\b(?i:verdict|winner)[\"'*_]*\s*[:=]\s*[\"'*_]*(?:candidate[ _])?(A|B|[Tt]ie|TIE)\b"
 )
@@ -106,6 +112,9 @@ def parse_verdict(reply: str, contract: OutputContract) -> float:
             if re.fullmatch(_VERDICT_WORD, word, re.IGNORECASE):
                 found.add(_choice(word))
     found |= {_choice(m.group(1)) for m in _VERDICT_LINE.finditer(text)}
+    opening = _OPENING_VERDICT.match(text)
+    if opening and not found:
+        found.add(_choice(opening.group(1)))
     bare = _BARE_VERDICT.match(text) or _CANDIDATE.match(text)
     if bare:
         found.add(_choice(bare.group(1)))

@@ -44,8 +44,8 @@ def test_markdown_leads_with_the_findings_then_every_checks_numbers(comparative:
     _in_order(markdown, ["## Findings", "## Comparative judges (oracle-free)", *FINDINGS, CLEAN,
                          "## Suite", "## Validity funnel"])  # fmt: skip
     section = markdown.split("## Comparative judges (oracle-free)")[1].split("## Suite")[0]
-    assert "| always-a | 1= | 0.0% [0.0%, 56.1%] | 2 | 3 | 48 |" in section
-    assert re.search(r"\| longer \| 1= \| 100\.0% \[43\.9%, 100\.0%\] \| 1 \| 3 \| 48 \|", section)
+    assert "| always-a | 1= | 0.0% [0.0%, 56.1%] | 2 | 3 | 51 |" in section
+    assert re.search(r"\| longer \| 1= \| 100\.0% \[43\.9%, 100\.0%\] \| 1 \| 3 \| 51 \|", section)
     for target in ("always-a", "longer", "exact"):
         table = section.split(f"### {target}: comparison checks")[1].split("###")[0]
         assert table.count("\n| ") == 8  # the header and the seven checks

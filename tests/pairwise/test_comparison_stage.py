@@ -19,8 +19,8 @@ from sane.errors import InputError
 from sane.suites.store import SuiteStore
 
 # the distinct pairs each example is asked about: swap 2, identity 2, whitespace 2 (its
-# plain pair is the swap's), padding 3, praise and its placebo 4, transitivity 2, repeat 1
-CALLS_PER_EXAMPLE = 16
+# plain pair is the swap's), padding 3, praise and its placebo 4, transitivity 2, repeats 2
+CALLS_PER_EXAMPLE = 17
 
 
 def _audits(suite: Path) -> dict:

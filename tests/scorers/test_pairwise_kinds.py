@@ -135,6 +135,9 @@ def test_a_pairwise_output_ranges_over_minus_one_to_one() -> None:
         ("candidate_b", -1.0),
         ("Score: 0.5", 0.5),  # a preference strength, as a pointwise judge writes a score
         ('{"score": -0.25}', -0.25),
+        # the asked object, its verdict first, broken after it (a quote in the reason, a cut)
+        ('{"verdict": "A", "reason": "the "first" answer is right', 1.0),
+        ('{"verdict": "tie", "reason": "both name the same ci', 0.0),
     ],
 )
 def test_a_verdict_is_read_wherever_the_judge_put_it(reply: str, preference: float) -> None:
