@@ -4,7 +4,8 @@ Why: a simulated oracle answers from ground truth whatever a question says, and 
 1.5B model answers noise, so neither shows whether a careful reader can get the panel's
 questions right. A strong model can. This runs, through an OpenAI-compatible server that a
 strong model answers (`--api-base`), the quick and the full qualification and one small
-faithfulness suite and one comparative suite (answer_preference), and writes every reply into `tests/fixtures/strong_model/cache.db` (an LLM
+faithfulness suite, one comparative suite (answer_preference) and its fixed:pairwise
+baseline, and writes every reply into `tests/fixtures/strong_model/cache.db` (an LLM
 cache: the tests replay it offline with `--max-calls 0`) with `recorded.json` (the figures
 and families the replay must reproduce).
 
@@ -38,6 +39,7 @@ RECORDED_BASE = "http://127.0.0.1:8931/v1"  # part of every cache key: replays n
 SUITE_OPTIONS = ["--capabilities", "3", "--recipes", "2", "--cases", "4"]
 # the suites recorded: a pointwise one and a comparative one (two answers, which is better)
 SUITE_SPECS = ("builtin:faithfulness", "builtin:answer_preference")
+FIXED_PAIRWISE = ["--generator", "fixed:pairwise", "--cases", "4"]
 
 
 def sane(*args: str, cache: Path, api_base: str, max_calls: int | None = None) -> None:
@@ -84,6 +86,9 @@ def main() -> None:
         suites[spec] = work / f"{spec.removeprefix('builtin:')}.db"
         sane("generate", spec, "--suite", str(suites[spec]), "--model", MODEL,
              "--oracle-model", MODEL, *SUITE_OPTIONS, cache=cache, api_base=options.api_base)  # fmt: skip
+    fixed = work / "answer_preference_fixed.db"
+    sane("generate", "builtin:answer_preference", "--suite", str(fixed), "--model", MODEL,
+         "--oracle-model", MODEL, *FIXED_PAIRWISE, cache=cache, api_base=options.api_base)  # fmt: skip
     with sqlite3.connect(cache) as db:
         db.execute("vacuum")
     shutil.copy(cache, FIXTURE / "cache.db")
@@ -99,6 +104,9 @@ def main() -> None:
         # a comparative suite: which of two answers is better (a pairwise judge's spec)
         "pairwise_suite": ["generate", "builtin:answer_preference", *SUITE_OPTIONS],
         "pairwise_validated_families": suite_families(suites["builtin:answer_preference"]),
+        # the comparative baseline (code edits of the first answer), validated by the panel
+        "fixed_pairwise_suite": ["generate", "builtin:answer_preference", *FIXED_PAIRWISE],
+        "fixed_pairwise_validated_families": suite_families(fixed),
     }
     (FIXTURE / "recorded.json").write_text(json.dumps(recorded, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(recorded))

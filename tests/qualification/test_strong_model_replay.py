@@ -109,3 +109,21 @@ def test_a_comparative_suite_validates_its_recorded_families_and_ranks_a_compare
     report = api.report(suite)
     assert report.targets["overlap-compared"].pass_rate is not None
     assert [entry.target for entry in report.ranking] == ["overlap-compared"]
+
+
+def test_the_comparative_baseline_is_validated_by_the_strong_model(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fixed:pairwise's code edits of the first answer (padding, praise, a note to the
+    evaluator, whitespace, the other answer copied in) read right to a careful reader: each
+    recipe aligned and its cases valid, its controls answered right."""
+    suite = tmp_path / "fixed.db"
+    model = RECORDED["model"]
+    _replayed(*RECORDED["fixed_pairwise_suite"], "--suite", str(suite), "--model", model,
+              "--oracle-model", model, "--quiet", cache=cache, monkeypatch=monkeypatch)  # fmt: skip
+    store = SuiteStore(suite, readonly=True)
+    validated = sorted(family.recipe_id for family in store.families() if family.validated)
+    store.close()
+    assert validated == RECORDED["fixed_pairwise_validated_families"] and len(validated) == 8
+    controls = api.report(suite).validity.controls
+    assert controls is not None and controls.false_accept.wrong == 0 and not controls.failed
