@@ -122,13 +122,15 @@ def _regular_file_bytes(path: Path, field: str, cap: int) -> bytes:
     return data
 
 
-def load_rubric(config: JudgeConfig, context: BuildContext) -> Template:
+def load_rubric(
+    config: JudgeConfig, context: BuildContext, default: Path = DEFAULT_TEMPLATE
+) -> Template:
     """Compile the target's rubric: the text the suite holds for it, the file beside a spec
-    just loaded, or the shipped default. Bad syntax names the field."""
+    just loaded, or the kind's shipped `default`. Bad syntax names the field."""
     field = f"targets.{config.name}.prompt"
-    label = config.prompt or str(DEFAULT_TEMPLATE)
+    label = config.prompt or str(default)
     if not config.prompt:
-        source = DEFAULT_TEMPLATE.read_text(encoding="utf-8")
+        source = default.read_text(encoding="utf-8")
     elif config.name in context.rubrics:
         source = context.rubrics[config.name]
     elif context.base_dir is not None:
@@ -210,6 +212,18 @@ class LLMJudge:
         except TemplateError as exc:  # includes SecurityError, RenderLimit, UndefinedError
             raise ScorerError(f"judge {self.name}: rubric template failed: {exc}") from exc
 
+    def reply_schema(self) -> type[BaseModel]:
+        """The JSON a `reply: json` judge must give."""
+        return reply_schema(self.contract)
+
+    def read_answer(self, answer: Any) -> float:
+        """The score in a `reply: json` answer (validated against `reply_schema`)."""
+        return float(answer.score)
+
+    def read_reply(self, reply: str) -> float:
+        """The score in a free-text reply, or a ScorerError."""
+        return parse_judge_score(reply)
+
     async def score(self, record: dict[str, str], repeat: int = 0) -> float:
         # Rendered off the event loop, so the call's timeout holds even for a slow render.
         prompt = await in_daemon_thread(self.render, record, name="sane-judge-render")
@@ -219,12 +233,12 @@ class LLMJudge:
             answer = await self.llm.structured(  # type: ignore[attr-defined]
                 self.model,
                 messages,
-                reply_schema(self.contract),
+                self.reply_schema(),
                 task=f"judge:{self.name}",
                 sample_index=repeat,
                 temperature=self.temperature,
             )
-            return float(answer.score)
+            return self.read_answer(answer)
         reply = await self.llm.text(
             self.model,
             messages,
@@ -232,7 +246,7 @@ class LLMJudge:
             sample_index=repeat,
             temperature=self.temperature,
         )
-        return parse_judge_score(reply)
+        return self.read_reply(reply)
 
 
 def build_llm_judge(config: JudgeConfig, context: BuildContext) -> Target:
@@ -252,12 +266,20 @@ def build_llm_judge(config: JudgeConfig, context: BuildContext) -> Target:
         temperature=config.temperature,
         reply=config.reply,
     )
-    if context.example is not None:  # a misspelt field fails here, before any call
+    return rendered_at_load(judge, config, context, DEFAULT_TEMPLATE)
+
+
+def rendered_at_load(
+    judge: LLMJudge, config: JudgeConfig, context: BuildContext, default: Path
+) -> LLMJudge:
+    """The judge, once its rubric rendered on the spec's first example: a misspelt field
+    fails here, before any call, naming the rubric and the fields there are."""
+    if context.example is not None:
         try:
             judge.render(dict(context.example))
         except ScorerError as exc:
             raise InputError(
-                config.prompt or str(DEFAULT_TEMPLATE),
+                config.prompt or str(default),
                 f"targets.{config.name}.prompt",
                 f"the rubric does not render on the first example: {exc.__cause__ or exc} "
                 f"(the fields are {', '.join(f'fields.{n}' for n in context.spec.fields)})",

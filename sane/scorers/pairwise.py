@@ -31,17 +31,16 @@ from pydantic import BaseModel, Field, model_validator
 from sane.errors import InputError, ScorerError
 from sane.records import OutputContract, ScorerSpec, SuiteTarget, TargetConfig
 from sane.scorers._rubric_limits import render_bounded
-from sane.scorers._threads import in_daemon_thread
 from sane.scorers.base import BuildContext, Target, build_target
 from sane.scorers.judge_parse import parse_judge_score
 from sane.scorers.llm_judge import (
     JudgeConfig,
     LLMJudge,
     _contract_view,
-    _environment,
     _freeze,
     field_tags,
-    read_rubric,
+    load_rubric,
+    rendered_at_load,
 )
 from sane.target_kind import AnyTargetConfig, Frozen, TargetKind, kind_of, register_target_kind
 
@@ -176,45 +175,14 @@ class PairwiseJudge(LLMJudge):
         except TemplateError as exc:
             raise ScorerError(f"judge {self.name}: rubric template failed: {exc}") from exc
 
-    async def score(self, record: dict[str, str], repeat: int = 0) -> float:
-        prompt = await in_daemon_thread(self.render, record, name="sane-judge-render")
-        messages = [{"role": "user", "content": prompt}]
-        if self.reply == "json":
-            answer = await self.llm.structured(  # type: ignore[attr-defined]
-                self.model,
-                messages,
-                pairwise_reply_schema(),
-                task=f"judge:{self.name}",
-                sample_index=repeat,
-                temperature=self.temperature,
-            )
-            return preference(answer.verdict, self.contract)
-        reply = await self.llm.text(
-            self.model,
-            messages,
-            task=f"judge:{self.name}",
-            sample_index=repeat,
-            temperature=self.temperature,
-        )
+    def reply_schema(self) -> type[BaseModel]:
+        return pairwise_reply_schema()
+
+    def read_answer(self, answer: Any) -> float:
+        return preference(answer.verdict, self.contract)
+
+    def read_reply(self, reply: str) -> float:
         return parse_verdict(reply, self.contract)
-
-
-def _load_pairwise_rubric(config: PairwiseJudgeConfig, context: BuildContext) -> Any:
-    field_name = f"targets.{config.name}.prompt"
-    label = config.prompt or str(DEFAULT_PAIRWISE_TEMPLATE)
-    if not config.prompt:
-        source = DEFAULT_PAIRWISE_TEMPLATE.read_text(encoding="utf-8")
-    elif config.name in context.rubrics:
-        source = context.rubrics[config.name]
-    elif context.base_dir is not None:
-        label = str(context.base_dir / config.prompt)
-        source = read_rubric(config, context.base_dir) or ""
-    else:
-        raise InputError(None, field_name, "the suite holds no rubric text for this target")
-    try:
-        return _environment().from_string(source)
-    except TemplateError as exc:
-        raise InputError(label, field_name, f"invalid jinja2 template: {exc}") from exc
 
 
 def build_pairwise_judge(config: PairwiseJudgeConfig, context: BuildContext) -> Target:
@@ -226,7 +194,7 @@ def build_pairwise_judge(config: PairwiseJudgeConfig, context: BuildContext) -> 
     judge = PairwiseJudge(
         name=config.name,
         model=config.model,
-        rubric=_load_pairwise_rubric(config, context),
+        rubric=load_rubric(config, context, DEFAULT_PAIRWISE_TEMPLATE),
         spec=context.spec,
         contract=config.output or context.spec.output,
         llm=context.llm,
@@ -235,16 +203,7 @@ def build_pairwise_judge(config: PairwiseJudgeConfig, context: BuildContext) -> 
         first=first,
         second=second,
     )
-    if context.example is not None:
-        try:
-            judge.render(dict(context.example))
-        except ScorerError as exc:
-            raise InputError(
-                config.prompt or str(DEFAULT_PAIRWISE_TEMPLATE),
-                f"targets.{config.name}.prompt",
-                f"the rubric does not render on the first example: {exc.__cause__ or exc}",
-            ) from exc
-    return judge
+    return rendered_at_load(judge, config, context, DEFAULT_PAIRWISE_TEMPLATE)
 
 
 PAIRWISE_JUDGE = register_target_kind(
