@@ -4,9 +4,10 @@ no paired test separates from the scorer that never moves, and each target's def
 Why: a ranking means something only against the scores a worthless scorer gets on the same
 suite. Every execution runs the null scorers (sane.scorers.null_scorers); the report keeps
 them out of the ranking and the targets (they are not candidates) and says here, for each,
-where it would rank among the candidates. A candidate that no paired test (McNemar, on the
-cases both judged) shows better than the constant scorer is flagged "not shown better than a
-scorer that never moves", first in every format (the findings headline). A suite whose cases
+where it would rank among the candidates. A candidate that no paired test shows better than
+the constant scorer on the cases both judged (McNemar on the pass rate, nor the sign-flip
+test of default scores the ranking orders by) is flagged "not shown better than a scorer
+that never moves", first in every format (the findings headline). A suite whose cases
 a constant scorer mostly passes is warned about: its pass rates reward not moving, which the
 default score (sane.stats.balanced_score: a scorer that never moves gets 0.5) does not.
 """
@@ -21,7 +22,13 @@ from pydantic import Field
 from sane._record import Record
 from sane.records import Verdict
 from sane.relations import discriminates
-from sane.stats import BalancedScore, CaseOutcome, balanced_score, paired_comparison
+from sane.stats import (
+    BalancedScore,
+    CaseOutcome,
+    balanced_comparison,
+    balanced_score,
+    paired_comparison,
+)
 
 if TYPE_CHECKING:
     from sane.records import ExecutionRecord
@@ -143,12 +150,19 @@ def planted_targets(context: ReportContext) -> PlantedTargets | None:
     share = sum(constant.values()) / len(constant) if constant else None
     flagged = []
     if constant:
+        outcomes = context.case_outcomes
         for name in sorted(n for n, rate in rates.items() if rate is not None):
             mine = _passed(context.by_target.get(name, []))
             pair = paired_comparison(
                 name, mine, CONSTANT, constant, n_resamples=context.n_resamples, seed=context.seed
             )
-            if pair.better != name:
+            # the test the ranking orders by, too: on an invariance-heavy suite a judge that
+            # moves where it must can pass fewer cases than the constant and still beat it
+            scored = balanced_comparison(
+                name, outcomes.get(name, []), CONSTANT, outcomes.get(CONSTANT, []),
+                n_resamples=context.n_resamples, seed=context.seed,
+            )  # fmt: skip
+            if name not in (pair.better, scored.better):
                 flagged.append(name)
     warnings = []
     if share is not None and share > HIGH_CONSTANT_SHARE:

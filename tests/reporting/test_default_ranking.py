@@ -123,3 +123,20 @@ def test_every_format_says_which_score_orders_the_ranking(kit):
     # the human benchmark is compared with both scores, the ranking's first
     assert report.human_alignment.default_score.n == 2
     assert "Spearman rho, default score (the ranking's order)" in render_markdown(report)
+
+
+def test_a_judge_the_default_score_shows_better_than_the_planted_constant_is_not_flagged(kit):
+    """On an invariance-heavy suite the planted constant passes more cases (0.80) than a judge
+    that moves where it must (0.79): McNemar cannot tell them apart, the paired test of default
+    scores can, so the judge is shown better than a scorer that never moves; a judge that
+    fails what the constant fails and more is still flagged."""
+    from pathlib import Path
+
+    from sane.scorers.null_scorers import CONSTANT, null_targets
+    from sane.scorers.suite_targets import frozen
+
+    snapshot = _suite(kit, {CONSTANT: (0, 0), "judge": (20, 19), "sloppy": (40, 2)})
+    planted = [frozen(c, Path("."), "planted") for c in null_targets() if c.name == CONSTANT]
+    report = build_report(snapshot.model_copy(update={"targets": planted}))
+    assert report.targets["judge"].pass_rate < 0.8  # below the constant by pass rate
+    assert report.planted_targets.not_shown_better == ["sloppy"]
