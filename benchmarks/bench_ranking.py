@@ -324,7 +324,7 @@ def _fmt(value: float | None) -> str:
 def show(name: str, result: dict, human: dict[str, float]) -> None:
     print(f"\n== suite {name}: {result['families']} validated families, {result['cases']} cases")
     print(f"constant scorer passes {result['constant_pass_rate']:.3f} of the judged cases; "
-          f"not shown better than it (McNemar): {len(result['not_shown_better'])} of "
+          f"not shown better than it by a paired test: {len(result['not_shown_better'])} of "
           f"{len(result['stability'])} candidates")  # fmt: skip
     for score in ("pass_rate", "default_score"):
         r = result[score]
