@@ -22,7 +22,7 @@ from sane.target_kind import is_control
 
 
 def audited_examples(ctx: RunContext) -> list[Example]:
-    """The suite's first `--comparison-examples` examples: the audit is bounded (about 16
+    """The suite's first `--comparison-examples` examples: the audit is bounded (about 17
     target calls an example), and the same examples every run, so audits compare."""
     return ctx.examples[: ctx.execution.comparison_examples]
 
