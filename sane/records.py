@@ -412,7 +412,7 @@ class ExecuteConfig(Record):
     # default: up to this many more judge calls, which an API judge is paid for)
     max_target_calls: int = Field(default=0, ge=0)
     # a comparative spec's targets: the suite's examples their comparison audit asks about
-    # (sane.pairwise: swap, identity, padding, ...: 16 calls an example at most); 0: none
+    # (sane.pairwise: swap, identity, padding, ...: 17 calls an example at most); 0: none
     comparison_examples: int = Field(default=12, ge=0)
 
 
