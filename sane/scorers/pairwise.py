@@ -339,7 +339,7 @@ class ComparedBatchTarget(ComparedTarget):
 
 
 def _check_compared(config: ComparedConfig, file: str) -> None:
-    if config.target.kind in ("compared", "pairwise_judge"):
+    if kind_of(config.target).scores == "pairwise":
         raise InputError(
             file,
             f"targets.{config.name}.target.kind",
