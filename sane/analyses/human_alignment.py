@@ -222,6 +222,16 @@ async def score_all(
     return results
 
 
+def scored(benchmark: HumanBenchmark, name: str, results: Sequence[float | str]) -> list[int]:
+    """The indices of the records `name` scored; its failures (error lines, from
+    `score_all`) are counted in `benchmark` with the first one kept, never read as scores."""
+    failed = [value for value in results if isinstance(value, str)]
+    benchmark.errors[name] = len(failed)
+    if failed:
+        benchmark.first_error[name] = failed[0]
+    return [i for i, value in enumerate(results) if isinstance(value, float)]
+
+
 async def score_labelled(
     targets: Mapping[str, Target],
     data: LabelledSet,
@@ -258,11 +268,7 @@ async def score_labelled(
     )
     for name, target in targets.items():
         results = await score_all(target, data.records, spec, timeout_s)
-        kept = [i for i, value in enumerate(results) if isinstance(value, float)]
-        failed = [value for value in results if isinstance(value, str)]
-        benchmark.errors[name] = len(failed)
-        if failed:
-            benchmark.first_error[name] = failed[0]
+        kept = scored(benchmark, name, results)
         agreement = label_agreement(
             [results[i] for i in kept],  # type: ignore[misc]
             labels[kept].tolist(),

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sane._record import Record
-from sane.analyses.human_alignment import HumanBenchmark, read_labelled, score_all
+from sane.analyses.human_alignment import HumanBenchmark, read_labelled, score_all, scored
 from sane.errors import InputError
 from sane.records import ScorerSpec
 from sane.scorers.base import Target
@@ -91,11 +91,7 @@ async def score_pairs(
     )
     for name, target in targets.items():
         results = await score_all(target, pairs.records, spec, timeout_s)
-        kept = [i for i, value in enumerate(results) if isinstance(value, float)]
-        failed = [value for value in results if isinstance(value, str)]
-        benchmark.errors[name] = len(failed)
-        if failed:
-            benchmark.first_error[name] = failed[0]
+        kept = scored(benchmark, name, results)
         agreement = pairwise_agreement(
             [2.0 * float(results[i]) - 1.0 for i in kept], [pairs.verdicts[i] for i in kept]
         )

@@ -40,9 +40,10 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import ClassVar
 
-from sane.stats._base import StatsModel, np
-from sane.stats._comparison import ALPHA, holm
+from sane.stats._base import np
+from sane.stats._comparison import ALPHA, SidedComparison, holm
 from sane.stats._discriminating import CaseOutcome
 from sane.stats._intervals import _percentile_interval
 
@@ -51,7 +52,7 @@ EXACT_LIMIT = 50_000
 MONTE_CARLO_DRAWS = 20_000
 
 
-class ScoreComparison(StatsModel):
+class ScoreComparison(SidedComparison):
     """Target ``a``'s default score against target ``b``'s, on the cases both judged."""
 
     a: str
@@ -70,30 +71,10 @@ class ScoreComparison(StatsModel):
     significant: bool = False
     note: str | None = None
 
-    @property
-    def better(self) -> str | None:
-        """The target whose default score is significantly higher, if any."""
-        if not self.significant or not self.difference:
-            return None
-        return self.a if self.difference > 0 else self.b
-
-    def seen_from(self, a: str) -> ScoreComparison:
-        """The same comparison with ``a`` first (differences change sign)."""
-        if a == self.a:
-            return self
-        low, high = self.difference_ci if self.difference_ci else (None, None)
-        return self.model_copy(
-            update={
-                "a": self.b,
-                "b": self.a,
-                "only_a_passes": self.only_b_passes,
-                "only_b_passes": self.only_a_passes,
-                "score_a": self.score_b,
-                "score_b": self.score_a,
-                "difference": None if self.difference is None else -self.difference,
-                "difference_ci": None if low is None else (-high, -low),
-            }
-        )
+    SIDES: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("only_a_passes", "only_b_passes"),
+        ("score_a", "score_b"),
+    )
 
 
 # class (discriminating?) -> requirement -> family -> [(a passed, b passed), ...]

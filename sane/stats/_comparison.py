@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import ClassVar, Protocol, Self
 
 from sane.stats._base import StatsModel, np, sp
 from sane.stats._intervals import bootstrap_ci, pass_rate_ci
@@ -34,7 +34,37 @@ from sane.stats._intervals import bootstrap_ci, pass_rate_ci
 ALPHA = 0.05
 
 
-class PairedComparison(StatsModel):
+class SidedComparison(StatsModel):
+    """What every paired comparison of two targets does the same way, whatever it compares:
+    which of the two is significantly better, and the comparison seen from the other side
+    (the fields in `SIDES` trade places, the difference and its interval change sign). A
+    subclass declares `a`, `b`, `difference`, `difference_ci` and `significant`."""
+
+    SIDES: ClassVar[tuple[tuple[str, str], ...]] = (("only_a_passes", "only_b_passes"),)
+
+    @property
+    def better(self) -> str | None:
+        """The target significantly better, if any."""
+        side = vars(self)
+        if not side["significant"] or not side["difference"]:
+            return None
+        return side["a"] if side["difference"] > 0 else side["b"]
+
+    def seen_from(self, a: str) -> Self:
+        """The same comparison with ``a`` first (differences change sign)."""
+        side = vars(self)
+        if a == side["a"]:
+            return self
+        difference, interval = side["difference"], side["difference_ci"]
+        update = {"a": side["b"], "b": side["a"]}
+        for one, other in self.SIDES:
+            update |= {one: side[other], other: side[one]}
+        update["difference"] = None if difference is None else -difference
+        update["difference_ci"] = None if interval is None else (-interval[1], -interval[0])
+        return self.model_copy(update=update)
+
+
+class PairedComparison(SidedComparison):
     """Target ``a`` against target ``b`` on the cases both judged (errors left out)."""
 
     a: str
@@ -54,30 +84,10 @@ class PairedComparison(StatsModel):
     significant: bool = False
     note: str | None = None
 
-    @property
-    def better(self) -> str | None:
-        """The target that passes significantly more often, if any."""
-        if not self.significant or not self.difference:
-            return None
-        return self.a if self.difference > 0 else self.b
-
-    def seen_from(self, a: str) -> PairedComparison:
-        """The same comparison with ``a`` first (differences change sign)."""
-        if a == self.a:
-            return self
-        low, high = self.difference_ci if self.difference_ci else (None, None)
-        return self.model_copy(
-            update={
-                "a": self.b,
-                "b": self.a,
-                "only_a_passes": self.only_b_passes,
-                "only_b_passes": self.only_a_passes,
-                "pass_rate_a": self.pass_rate_b,
-                "pass_rate_b": self.pass_rate_a,
-                "difference": None if self.difference is None else -self.difference,
-                "difference_ci": None if low is None else (-high, -low),
-            }
-        )
+    SIDES: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("only_a_passes", "only_b_passes"),
+        ("pass_rate_a", "pass_rate_b"),
+    )
 
 
 def _newcombe(both: int, only_a: int, only_b: int, neither: int, confidence: float):
