@@ -376,6 +376,7 @@ def execute(
         missing = [name for name in planted if name not in chosen]
         if missing:
             chosen |= build_targets(store, client, missing, trust)[0]
+        _forget_other_floors(store, chosen, config.tolerance_floor, notice)
         context = _context(
             store,
             client,
@@ -391,6 +392,21 @@ def execute(
         return Executions(results, new=[e for e in results if _made_by(e) not in before])
     finally:
         store.close()
+
+
+def _forget_other_floors(
+    store: SuiteStore, chosen: Mapping[str, object], floor: float, notice: Callable[[str], None]
+) -> None:
+    """A chosen target whose tolerance was set under another `--tolerance-floor` runs
+    again: its verdicts were checked against a bar this run was not asked for, and keeping
+    them would report the old floor's results as this run's (a judge's calls come back from
+    the cache, so that costs no new model calls)."""
+    for name, stored in store.tolerances().items():
+        previous = stored.get("floor")
+        if name in chosen and previous is not None and float(previous) != floor:
+            notice(f"{name}: its results were checked with tolerance floor {previous}; "
+                   f"run again with {floor}")  # fmt: skip
+            store.forget_results(name)
 
 
 class Executions(list[ExecutionRecord]):

@@ -257,11 +257,20 @@ class SuiteStore:
             row = [name, seq, target.model_dump_json()]
             with self.db.atomic() as db:
                 if old is not None:
-                    db.conn.execute("delete from executions where target = ?", [name])
-                    db.conn.execute("delete from tolerances where target = ?", [name])
+                    self._forget_results(name)
                 db.conn.execute("insert or replace into targets values (?, ?, ?)", row)
             changed.append(name)
         return changed
+
+    def forget_results(self, target: str) -> None:
+        """Remove a target's executions and tolerance (its definition stays): its verdicts
+        were checked with a tolerance the next run would not use, so it runs again."""
+        with self.db.atomic():
+            self._forget_results(target)
+
+    def _forget_results(self, target: str) -> None:
+        self.db.conn.execute("delete from executions where target = ?", [target])
+        self.db.conn.execute("delete from tolerances where target = ?", [target])
 
     def targets(self) -> list[SuiteTarget]:
         if not self.db["targets"].exists():  # an old suite opened read-only

@@ -111,3 +111,21 @@ def test_rerun_replays_from_cache(workdir: Path, settings: LLMSettings) -> None:
     calls = store.calls()
     store.close()
     assert calls and all(c.cached for c in calls if c.error is None)
+
+
+def test_a_run_with_another_tolerance_floor_checks_the_cases_again(
+    workdir: Path, settings: LLMSettings
+) -> None:
+    """Verdicts kept from a run under another `--tolerance-floor` would report that floor's
+    results as this run's: the target runs again under the floor asked for."""
+    _generate(workdir, settings)
+    suite, spec = workdir / "suite.db", workdir / "tiny_spec.yaml"
+    run = dict(spec=spec, llm=settings, timeout_s=5, targets=["careful"])
+    first = sane.execute(suite, **run)
+    assert [r.verdict.value for r in first] == ["pass"] * 3  # 5 -> 2 of 1..5: 0.75 drop
+    said: list[str] = []
+    higher = sane.execute(suite, **run, tolerance_floor=0.8, notice=said.append)
+    assert [r.verdict.value for r in higher] == ["fault"] * 3  # 0.75 is within 0.8
+    assert len(higher.new) == 3 and any("tolerance floor 0.05" in line for line in said)
+    again = sane.execute(suite, **run, tolerance_floor=0.8)
+    assert [r.verdict.value for r in again] == ["fault"] * 3 and again.new == []
