@@ -30,7 +30,14 @@ from sane.records import ScorerSpec
 from sane.scorers.base import Target
 from sane.scorers.execute import normalise, score_variants
 from sane.scorers.suite_targets import NOT_RUN, CodeTrust
-from sane.stats import LabelAgreement, PairwiseAgreement, label_agreement, rogan_gladen
+from sane.stats import (
+    LabelAgreement,
+    PairwiseAgreement,
+    RankingReliability,
+    label_agreement,
+    ranking_reliability,
+    rogan_gladen,
+)
 from sane.suites.store import SuiteStore
 from sane.target_kind import is_control
 
@@ -60,6 +67,8 @@ class HumanBenchmark(BaseModel):
     records: int
     values: dict[str, float] = Field(default_factory=dict)
     agreement: dict[str, LabelAgreement] = Field(default_factory=dict)
+    # how reliably the labels order the targets (split-half over the records all scored)
+    reliability: RankingReliability | None = None
     # a comparative spec's targets against human pairwise verdicts (values: their accuracy)
     pairwise: dict[str, PairwiseAgreement] = Field(default_factory=dict)
     errors: dict[str, int] = Field(default_factory=dict)
@@ -266,8 +275,10 @@ async def score_labelled(
         measure=measure,
         records=len(data.records),
     )
+    scored_by: dict[str, list[float | str]] = {}
     for name, target in targets.items():
         results = await score_all(target, data.records, spec, timeout_s)
+        scored_by[name] = results
         kept = scored(benchmark, name, results)
         agreement = label_agreement(
             [results[i] for i in kept],  # type: ignore[misc]
@@ -291,7 +302,26 @@ async def score_labelled(
         benchmark.agreement[name] = agreement
         if agreement.value is not None:
             benchmark.values[name] = agreement.value
+    valued = {name: scored_by[name] for name in benchmark.values}
+    benchmark.reliability = _reliability(valued, labels, data.binary, seed)
     return benchmark
+
+
+def _reliability(
+    scored_by: Mapping[str, Sequence[float | str]], labels: np.ndarray, binary: bool, seed: int
+) -> RankingReliability | None:
+    """The labels' split-half reliability of the order of the targets that have an agreement
+    value, on the records every one of them scored (a failure is an error line, never a
+    score, so a record one target failed is left out for all)."""
+    if not scored_by:
+        return None
+    every = [
+        i
+        for i in range(len(labels))
+        if all(isinstance(results[i], float) for results in scored_by.values())
+    ]
+    table = {name: [float(results[i]) for i in every] for name, results in scored_by.items()}
+    return ranking_reliability(table, labels[every].tolist(), binary=binary, seed=seed)
 
 
 def human_benchmark(

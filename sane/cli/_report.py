@@ -440,6 +440,7 @@ def _rank_report(
         human_source=benchmark.source,
         human_agreement=benchmark.agreement,
         human_pairwise=benchmark.pairwise or None,
+        human_reliability=benchmark.reliability,
     )
 
 
@@ -682,6 +683,8 @@ def _alignment_tables(alignment: HumanAlignment) -> list[Table]:
         missing.append("not in the suite: " + ", ".join(alignment.only_in_human))
     if missing:
         table.caption = "; ".join(filter(None, [table.caption, *missing]))
+    if alignment.reliability is not None:
+        table.caption = "; ".join(filter(None, [table.caption, alignment.reliability.sentence()]))
     tables = [table]
     if alignment.per_target:
         per = Table(title="Human benchmark per target (agreement with the labels)")

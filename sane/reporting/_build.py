@@ -81,6 +81,7 @@ from sane.stats import (
     LabelAgreement,
     PairedComparison,
     PairwiseAgreement,
+    RankingReliability,
     ScoreComparison,
     ThresholdRow,
     balanced_comparisons,
@@ -701,6 +702,7 @@ def _human_alignment(
     seed: int,
     source: str | None = None,
     per_target: Mapping[str, LabelAgreement] | None = None,
+    reliability: RankingReliability | None = None,
 ) -> HumanAlignment:
     rates = {e.target: e.pass_rate for e in ranking if e.pass_rate is not None}
     defaults = {e.target: e.default_score for e in ranking if e.default_score is not None}
@@ -716,6 +718,7 @@ def _human_alignment(
         human=dict(human),
         human_source=source,
         per_target=dict(per_target or {}),
+        reliability=reliability,
     )
 
 
@@ -845,6 +848,7 @@ class ReportContext:
         human_source: str | None = None,
         human_agreement: Mapping[str, LabelAgreement] | None = None,
         human_pairwise: Mapping[str, PairwiseAgreement] | None = None,
+        human_reliability: RankingReliability | None = None,
         n_resamples: int = 2000,
         seed: int | None = None,
     ) -> None:
@@ -854,6 +858,7 @@ class ReportContext:
         self.human_source = human_source
         self.human_agreement = human_agreement
         self.human_pairwise = human_pairwise  # a comparative suite's targets on human pairs
+        self.human_reliability = human_reliability  # how well the labels order the targets
         self.n_resamples = n_resamples
         self.seed = snapshot.config.seed if seed is None else seed
         self.boot = _Bootstrap(n_resamples=n_resamples, seed=self.seed)
@@ -985,7 +990,8 @@ def build_report(snapshot: SuiteSnapshot, **options: Any) -> Report:
     ``human_higher_is_better`` is False, e.g. for ranks where 1 is best); ``human_source``
     says where the benchmark came from and ``human_agreement`` carries the per-target
     agreement it was computed from, if any (``human_pairwise``: a comparative suite's
-    agreement with human pairwise verdicts, per target). Bootstrap intervals use
+    agreement with human pairwise verdicts, per target; ``human_reliability``: the labels'
+    split-half reliability of the targets' order). Bootstrap intervals use
     ``n_resamples`` and ``seed`` (default: the suite's seed).
     """
     context = ReportContext(snapshot, **options)
@@ -1048,6 +1054,7 @@ def _human(context: ReportContext) -> HumanAlignment | None:
         seed=context.seed,
         source=context.human_source,
         per_target=context.human_agreement,
+        reliability=context.human_reliability,
     )
 
 

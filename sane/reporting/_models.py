@@ -27,6 +27,7 @@ from sane.stats import (
     PairedComparison,
     PairedTest,
     RankCorrelation,
+    RankingReliability,
     RequirementProfile,
     RunVariability,
     ScoreComparison,
@@ -245,6 +246,8 @@ class HumanAlignment(RankCorrelation):
     human_source: str | None = None
     per_target: dict[str, LabelAgreement] = Field(default_factory=dict)
     default_score: RankCorrelation | None = None
+    # the labels' own split-half reliability of the targets' order (computed benchmarks)
+    reliability: RankingReliability | None = None
 
 
 class FaultEvidence(Record):

@@ -29,7 +29,13 @@ Sources (formulas in each module's docstring and in docs/statistics.md):
   and the ranks built on it: standard methods, not from the seeds (:mod:`._comparison`).
 """
 
-from sane.stats._agreement import LabelAgreement, auroc, label_agreement
+from sane.stats._agreement import (
+    LabelAgreement,
+    RankingReliability,
+    auroc,
+    label_agreement,
+    ranking_reliability,
+)
 from sane.stats._balanced_comparison import (
     ScoreComparison,
     balanced_comparison,
@@ -107,6 +113,7 @@ __all__ = [
     "Prevalence",
     "ProfileDistance",
     "RankCorrelation",
+    "RankingReliability",
     "Rate",
     "RequirementProfile",
     "RunVariability",
@@ -139,6 +146,7 @@ __all__ = [
     "pass_rate_ci",
     "profile_mae",
     "rank_correlation",
+    "ranking_reliability",
     "ranks",
     "recipe_ordering",
     "recipe_paired_tests",

@@ -110,3 +110,84 @@ def label_agreement(
     if not binary:
         base["kendall"] = float(sp.kendalltau(s, y).statistic)
     return LabelAgreement(**base, value=value, ci=ci)
+
+
+class RankingReliability(StatsModel):
+    """How reliably the labels themselves order the targets: split the labelled records
+    into two random halves, measure every target's agreement on each half, and take
+    Spearman's rho between the two halves' orderings; repeated over ``splits`` splits.
+
+    A suite's rank correlation with the human benchmark can only be read against this: a
+    benchmark whose halves disagree about the order of the targets cannot confirm or
+    refute a suite's order (too few labels, or targets closer together than the labels can
+    tell). It is a lower bound of the full set's reliability (each half has half the
+    records); ``full`` is the Spearman-Brown step-up of the median, ``2r / (1 + r)`` (the
+    median itself when it is not above 0). Complementary halves of one data set pull apart
+    when the targets are closer than the labels can tell, so such targets can get a median
+    below 0: read it as no reliability."""
+
+    median: float
+    interval: tuple[float, float]
+    full: float
+    splits: int
+    targets: int
+    records: int
+
+    def sentence(self) -> str:
+        """One line for every format: what a suite's rank correlation is read against."""
+        low, high = self.interval
+        return (
+            f"the labels order these {self.targets} targets with split-half reliability "
+            f"{self.median:+.2f} [{low:+.2f}, {high:+.2f}] (Spearman between the orders on two "
+            f"random halves of {self.records} records, {self.splits} splits; stepped up to the "
+            f"whole set {self.full:+.2f}): a suite's correlation with this benchmark cannot be "
+            "read as higher than that"
+        )
+
+
+def ranking_reliability(
+    scores: dict[str, Sequence[float]],
+    labels: Sequence[float],
+    *,
+    binary: bool,
+    splits: int = 200,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> RankingReliability | None:
+    """The split-half reliability of the targets' order by agreement with ``labels``.
+
+    ``scores`` maps each target to its scores of the same records as ``labels`` (records a
+    target failed are left out by the caller for every target alike). None with fewer than
+    three targets or four records: no order to compare."""
+    y = np.asarray(labels, dtype=float)
+    table = np.asarray([np.asarray(v, dtype=float) for v in scores.values()])
+    if len(scores) < 3 or y.size < 4 or table.shape[1] != y.size:
+        return None
+    statistic = MEASURES["auroc" if binary else "spearman"]
+    rng = np.random.default_rng(seed)
+    half = y.size // 2
+    rhos: list[float] = []
+    for _ in range(splits):
+        order = rng.permutation(y.size)
+        sides = [
+            [statistic(row[part], y[part]) for row in table]
+            for part in (order[:half], order[half:])
+        ]
+        if any(math.isnan(v) for side in sides for v in side):
+            continue  # a half with one class only, or a target constant on it
+        rho = float(sp.spearmanr(*sides).statistic)
+        if not math.isnan(rho):
+            rhos.append(rho)
+    if not rhos:
+        return None
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(rhos, [tail, 100 - tail])
+    median = float(np.median(rhos))
+    return RankingReliability(
+        median=median,
+        interval=(float(low), float(high)),
+        full=2 * median / (1 + median) if median > 0 else median,
+        splits=len(rhos),
+        targets=len(scores),
+        records=int(y.size),
+    )

@@ -45,6 +45,10 @@ def test_benchmark_is_each_targets_auroc_against_the_labels(suite_dir, scripted)
     assert benchmark.errors == {"broken": 5, "careful": 0, "lazy": 0, "spacey": 0}
     assert "broken" not in benchmark.values
     assert benchmark.agreement["broken"].note.startswith("undefined")
+    # the labels' own reliability of the order: the three targets with a value (broken
+    # failed every record, so it has none), on the five records all three scored
+    reliability = benchmark.reliability
+    assert reliability is not None and (reliability.targets, reliability.records) == (3, 5)
 
 
 def test_graded_labels_use_spearman(suite_dir, scripted):
@@ -88,7 +92,8 @@ def test_rank_cli_with_human_data_prints_tables_and_json(suite_dir, scripted):
     runner = CliRunner()
     table = runner.invoke(app, args)
     assert table.exit_code == 0, table.output
-    for text in ("Spearman rho", "Kendall tau-b", "auroc", "Per requirement", "kappa", "TPR"):
+    for text in ("Spearman rho", "Kendall tau-b", "auroc", "Per requirement", "kappa", "TPR",
+                 "split-half reliability"):  # fmt: skip
         assert text in table.output
     assert "{" not in table.output  # a table, not a JSON dump
     document = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
@@ -96,6 +101,7 @@ def test_rank_cli_with_human_data_prints_tables_and_json(suite_dir, scripted):
     # pass rates careful 1.0 > spacey 0.6 > lazy 0.4; AUROC 1.0 > 5/6 > 0.5: same order
     assert alignment["spearman"] == 1.0 and alignment["kendall"] == 1.0
     assert alignment["human"] == {"careful": 1.0, "lazy": 0.5, "spacey": 5 / 6}
+    assert alignment["reliability"]["targets"] == 3
     assert set(document["ranking_by_requirement"]) == {"monotonicity", "robustness"}
 
 
