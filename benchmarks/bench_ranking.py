@@ -34,10 +34,15 @@ the share of cases the constant scorer passes. The last line is JSON:
 ``constant_rank_fraction`` is the constant scorer's place by the default score (1 + the
 candidates whose default score is higher) over the number placed, itself included (1.0 =
 last). The report's own ranking, ordered by the default score with ranks by the paired
-sign-flip test, is printed under each suite.
+sign-flip test, is printed under each suite, and under the human agreement each QAGS set's
+split-half reliability of the targets' order (`sane.stats.ranking_reliability`): how far the
+labels themselves agree on that order. Suites are built afresh on every run.
 
     .venv/bin/python benchmarks/bench_ranking.py --quick        (offline, a minute or two)
     .venv/bin/python benchmarks/bench_ranking.py --questions    (the questions no label answers)
+    .venv/bin/python benchmarks/bench_ranking.py --quick --floors 0,0.01,0.02,0.05,0.1
+        (each suite executed again under each tolerance floor; the last line's suites gain
+        "floor_sensitivity"; a few minutes)
     .venv/bin/python benchmarks/bench_ranking.py --quick --record-strong   (while a strong model
         answers ../shared/tools/llm-loop-server.py --port 8931: records the strong suite)
 """
@@ -170,6 +175,12 @@ STAND_IN = "rules:\n" + "".join(
 )
 
 
+def fresh(suite: Path) -> None:
+    """Remove a suite file and its SQLite companions."""
+    for path in (suite, *(suite.with_name(suite.name + end) for end in ("-wal", "-shm", ".lock"))):
+        path.unlink(missing_ok=True)
+
+
 def person_suite(spec: Path, suite: Path, cache: Path, cases: int, review: Path) -> list[str]:
     """The operator-grid suite with every panel question answered from ``review`` (a person's
     recorded answers, put in force as the review page does). No model is called: the panel is
@@ -253,8 +264,12 @@ STRONG_OPTIONS = ["--model", STRONG_MODEL, "--capabilities", "6", "--recipes", "
 # ------------------------------------------------------------------ measuring
 
 
-def human_agreement(suite: Path, held_out: dict[str, list[dict]], folder: Path) -> dict:
-    """target -> mean over the QAGS sets of Spearman's rho with the labels on held-out items."""
+def human_agreement(
+    suite: Path, held_out: dict[str, list[dict]], folder: Path
+) -> tuple[dict[str, float], dict]:
+    """target -> mean over the QAGS sets of Spearman's rho with the labels on held-out items,
+    and each set's split-half reliability of the targets' order by the labels (what a
+    suite's correlation with human agreement is read against)."""
     from sane.analyses.human_alignment import human_benchmark
     from sane.suites.store import SuiteStore
 
@@ -263,15 +278,18 @@ def human_agreement(suite: Path, held_out: dict[str, list[dict]], folder: Path) 
         names = [t.config.name for t in store.targets()]
     finally:
         store.close()
-    per_set = {}
+    per_set, reliability = {}, {}
     for name, rows in held_out.items():
         path = folder / f"held_out_{name}.jsonl"  # a working copy under --out, not the project
         path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-        per_set[name] = human_benchmark(
+        benchmark = human_benchmark(
             suite, path, label_field="label", trust_suite_code=True, seed=0, targets=names
-        ).values
+        )
+        per_set[name] = benchmark.values
+        reliability[name] = benchmark.reliability
     names = set.intersection(*(set(values) for values in per_set.values()))
-    return {n: sum(values[n] for values in per_set.values()) / len(per_set) for n in names}
+    mean = {n: sum(values[n] for values in per_set.values()) / len(per_set) for n in names}
+    return mean, reliability
 
 
 def measure(suite: Path, human: dict[str, float]) -> dict:
@@ -339,6 +357,33 @@ def show(name: str, result: dict, human: dict[str, float]) -> None:
         f"{n} {_fmt(s)}/{_fmt(v)}" for n, (s, v) in sorted(result["stability"].items())))  # fmt: skip
 
 
+def floor_sensitivity(
+    name: str, suite: Path, floors: list[float], human: dict[str, float]
+) -> dict[str, dict]:
+    """The suite executed again, on a copy, under each tolerance floor (the least change a
+    relation check counts as a move; `sane execute --tolerance-floor`): how much the
+    ranking's agreement with human agreement rests on that bar."""
+    out = {}
+    for floor in floors:
+        copy = suite.with_name(f"{suite.stem}.floor-{floor:g}.db")
+        fresh(copy)
+        shutil.copy(suite, copy)
+        sane("execute", str(copy), "--trust-suite-code", "--tolerance-floor", str(floor))
+        result = measure(copy, human)
+        out[f"{floor:g}"] = {
+            "rho_pass_rate": result["pass_rate"]["spearman"],
+            "rho_default_score": result["default_score"]["spearman"],
+            "constant_rank_fraction": result["constant_rank_fraction"],
+            "null_places": result["default_score"]["null_places"],
+        }
+        print(f"  {name} at tolerance floor {floor:g}: Spearman pass rate "
+              f"{_fmt(out[f'{floor:g}']['rho_pass_rate'])}, default score "
+              f"{_fmt(out[f'{floor:g}']['rho_default_score'])}; null scorers' places by the "
+              f"default score {result['default_score']['null_places']}; order: "
+              + ", ".join(result["default_score"]["order"]))  # fmt: skip
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="offline, no embedded models")
@@ -353,6 +398,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record-strong", action="store_true",
                         help="generate the strong suite through the bridge, recording its replies "
                         "at --strong-cache (a strong model must answer the bridge)")  # fmt: skip
+    parser.add_argument("--floors", type=lambda text: [float(f) for f in text.split(",")],
+                        default=[], metavar="F,F,...",
+                        help="also execute each suite again under these --tolerance-floor values "
+                        "and print the correlations (the floor's effect on the ranking)")  # fmt: skip
     args = parser.parse_args(argv)
     sets = load_qags(args.qags)
     examples, held_out = split(sets, args.examples, seed=0)
@@ -360,6 +409,9 @@ def main(argv: list[str] | None = None) -> int:
     spec = write_spec(args.out / "spec", examples, embedded=not args.quick)
     cache = args.out / "cache.db"
     person = args.out / "operators.db"
+    strong = args.out / "strong.db"
+    for suite in (person, strong):  # built afresh: a suite left by an earlier run may hold
+        fresh(suite)  # another recording's cases or an older code's controls
     if args.questions:
         print_questions(spec, person, cache, args.cases, args.review)
         return 0
@@ -367,7 +419,6 @@ def main(argv: list[str] | None = None) -> int:
     suites = {"operators": person}
     if missing:
         print(f"operators: {len(missing)} question(s) have no recorded answer (--questions)")
-    strong = args.out / "strong.db"
     if args.record_strong:
         return 0 if strong_suite(spec, strong, args.strong_cache, record=True) else 1
     if strong_suite(spec, strong, args.strong_cache):
@@ -378,10 +429,12 @@ def main(argv: list[str] | None = None) -> int:
     for name, suite in suites.items():
         sane("execute", str(suite), "--trust-suite-code")
         if not human:
-            human = human_agreement(suite, held_out, args.out)
+            human, reliability = human_agreement(suite, held_out, args.out)
             print("human agreement (mean Spearman, CNN/DM + XSum held-out):")
             for n in sorted(human, key=lambda n: -human[n]):
                 print(f"  {n:24s} {human[n]:+.3f}")
+            for set_name, r in reliability.items():
+                print(f"  {set_name}: " + ("-" if r is None else r.sentence()))
         results[name] = measure(suite, human)
         show(name, results[name], human)
     summary = {
@@ -393,6 +446,9 @@ def main(argv: list[str] | None = None) -> int:
         }
         for name, r in results.items()
     }
+    for name, suite in suites.items():
+        if args.floors:
+            summary[name]["floor_sensitivity"] = floor_sensitivity(name, suite, args.floors, human)
     print(json.dumps(summary))
     return 0
 
