@@ -36,13 +36,13 @@ candidates whose default score is higher) over the number placed, itself include
 last). The report's own ranking, ordered by the default score with ranks by the paired
 sign-flip test, is printed under each suite, and under the human agreement each QAGS set's
 split-half reliability of the targets' order (`sane.stats.ranking_reliability`): how far the
-labels themselves agree on that order. Suites are built afresh on every run.
+labels themselves agree on that order; and, for each suite, the correlations with every
+case checked again under each tolerance floor (the report's `tolerance_sensitivity`: the
+least change a relation check counts as a move; ``"floor_sensitivity"`` in the last line).
+Suites are built afresh on every run.
 
     .venv/bin/python benchmarks/bench_ranking.py --quick        (offline, a minute or two)
     .venv/bin/python benchmarks/bench_ranking.py --questions    (the questions no label answers)
-    .venv/bin/python benchmarks/bench_ranking.py --quick --floors 0,0.01,0.02,0.05,0.1
-        (each suite executed again under each tolerance floor; the last line's suites gain
-        "floor_sensitivity"; a few minutes)
     .venv/bin/python benchmarks/bench_ranking.py --quick --record-strong   (while a strong model
         answers ../shared/tools/llm-loop-server.py --port 8931: records the strong suite)
 """
@@ -357,30 +357,31 @@ def show(name: str, result: dict, human: dict[str, float]) -> None:
         f"{n} {_fmt(s)}/{_fmt(v)}" for n, (s, v) in sorted(result["stability"].items())))  # fmt: skip
 
 
-def floor_sensitivity(
-    name: str, suite: Path, floors: list[float], human: dict[str, float]
-) -> dict[str, dict]:
-    """The suite executed again, on a copy, under each tolerance floor (the least change a
-    relation check counts as a move; `sane execute --tolerance-floor`): how much the
-    ranking's agreement with human agreement rests on that bar."""
-    out = {}
-    for floor in floors:
-        copy = suite.with_name(f"{suite.stem}.floor-{floor:g}.db")
-        fresh(copy)
-        shutil.copy(suite, copy)
-        sane("execute", str(copy), "--trust-suite-code", "--tolerance-floor", str(floor))
-        result = measure(copy, human)
-        out[f"{floor:g}"] = {
-            "rho_pass_rate": result["pass_rate"]["spearman"],
-            "rho_default_score": result["default_score"]["spearman"],
-            "constant_rank_fraction": result["constant_rank_fraction"],
-            "null_places": result["default_score"]["null_places"],
+def floor_sensitivity(name: str, suite: Path, human: dict[str, float]) -> dict[str, dict]:
+    """The report's `tolerance_sensitivity` (every case checked again, from its stored
+    scores, under each tolerance floor: the least change a relation check counts as a
+    move) against human agreement: how much the ranking's agreement with people rests on
+    that bar."""
+    from sane import api
+    from sane.stats import rank_correlation
+
+    section = api.report(suite).tolerance_sensitivity
+    out: dict[str, dict] = {}
+    for row in section.floors if section else []:
+        scores = {"pass_rate": row.pass_rates, "default_score": row.default_scores}
+        rho = {
+            score: rank_correlation(
+                {n: v for n, v in values.items() if v is not None}, human, seed=0
+            ).spearman
+            for score, values in scores.items()
         }
-        print(f"  {name} at tolerance floor {floor:g}: Spearman pass rate "
-              f"{_fmt(out[f'{floor:g}']['rho_pass_rate'])}, default score "
-              f"{_fmt(out[f'{floor:g}']['rho_default_score'])}; null scorers' places by the "
-              f"default score {result['default_score']['null_places']}; order: "
-              + ", ".join(result["default_score"]["order"]))  # fmt: skip
+        out[f"{row.floor:g}"] = {"rho_pass_rate": rho["pass_rate"],
+                                 "rho_default_score": rho["default_score"],
+                                 "null_places": row.null_places}  # fmt: skip
+        print(f"  {name} at tolerance floor {row.floor:g}: Spearman with human agreement, pass "
+              f"rate {_fmt(rho['pass_rate'])}, default score {_fmt(rho['default_score'])}; null "
+              f"scorers' places by the default score {row.null_places} of {len(row.order) + 1}; "
+              "order: " + ", ".join(row.order))  # fmt: skip
     return out
 
 
@@ -398,10 +399,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record-strong", action="store_true",
                         help="generate the strong suite through the bridge, recording its replies "
                         "at --strong-cache (a strong model must answer the bridge)")  # fmt: skip
-    parser.add_argument("--floors", type=lambda text: [float(f) for f in text.split(",")],
-                        default=[], metavar="F,F,...",
-                        help="also execute each suite again under these --tolerance-floor values "
-                        "and print the correlations (the floor's effect on the ranking)")  # fmt: skip
     args = parser.parse_args(argv)
     sets = load_qags(args.qags)
     examples, held_out = split(sets, args.examples, seed=0)
@@ -447,8 +444,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, r in results.items()
     }
     for name, suite in suites.items():
-        if args.floors:
-            summary[name]["floor_sensitivity"] = floor_sensitivity(name, suite, args.floors, human)
+        summary[name]["floor_sensitivity"] = floor_sensitivity(name, suite, human)
     print(json.dumps(summary))
     return 0
 

@@ -432,6 +432,10 @@ class SuiteSnapshot(Record):
     families: list[Family]
     targets: list[SuiteTarget] = Field(default_factory=list)
     tolerances: dict[str, float] = Field(default_factory=dict)
+    # each target's measured repeat-run noise (normalised std) and the floor its tolerance
+    # was set under (sane.relations.tolerance_for), beside its tolerance
+    noise: dict[str, float] = Field(default_factory=dict)
+    tolerance_floors: dict[str, float] = Field(default_factory=dict)
     executions: list[ExecutionRecord] = Field(default_factory=list)
     # the oracle models' qualifications (sane.qualification), one per model qualified
     qualifications: list[Qualification] = Field(default_factory=list)

@@ -348,6 +348,11 @@ def rank(
             "planted_targets": (
                 result.planted_targets.model_dump(mode="json") if result.planted_targets else None
             ),
+            "tolerance_sensitivity": (
+                result.tolerance_sensitivity.model_dump(mode="json")
+                if result.tolerance_sensitivity
+                else None
+            ),
             "human_alignment": (
                 result.human_alignment.model_dump(mode="json") if result.human_alignment else None
             ),
@@ -511,12 +516,15 @@ def rank_tables(result: Report) -> list[Table]:
 
 def ranking_notes(result: Report) -> list[str]:
     """Where the planted null scorers fall and who is not shown better than the constant one
-    (sane.reporting._planted), then per target why it is not ranked or that its scores barely
+    (sane.reporting._planted), how the order fares under other tolerance floors
+    (sane.reporting._tolerance), then per target why it is not ranked or that its scores barely
     move (sane.reporting._health): below a table rather than in a column, so the table keeps
     to a terminal's width."""
     from sane.reporting import planted_notes
 
     notes = planted_notes(result.planted_targets)
+    if result.tolerance_sensitivity is not None:
+        notes.append(result.tolerance_sensitivity.sentence())
     return notes + [f"{e.target}: {e.note}" for e in result.ranking if e.note]
 
 

@@ -17,6 +17,7 @@ from pydantic import Field
 from sane.relations._kind import (
     EPS,
     KINDS,
+    NOISE_K,
     Alternative,
     RelationKind,
     RelationResult,
@@ -31,6 +32,7 @@ from sane.relations._kind import (
     mirror,
     predicts,
     reference_role,
+    tolerance_for,
     unchanged,
     verdict,
 )
@@ -61,6 +63,7 @@ def relation_roles(relation: Relation) -> list[str]:
 __all__ = [
     "EPS",
     "KINDS",
+    "NOISE_K",
     "Alternative",
     "AtLevelRelation",
     "CombinedRelation",
@@ -84,6 +87,7 @@ __all__ = [
     "reference_role",
     "register_relation",
     "relation_roles",
+    "tolerance_for",
     "unchanged",
     "verdict",
 ]

@@ -24,6 +24,16 @@ from sane.requirements import Requirement
 EPS = 1e-9
 """Slack for float comparisons: a difference exactly equal to the tolerance is within it."""
 
+NOISE_K = 2.0
+"""A target's tolerance spans this many standard deviations of its repeat-run noise."""
+
+
+def tolerance_for(noise_std: float, floor: float) -> float:
+    """The least change a relation check counts as a move: ``NOISE_K`` standard deviations
+    of the target's measured noise, or the floor where that is smaller (a deterministic
+    target has no noise: its tolerance is the floor)."""
+    return max(floor, NOISE_K * noise_std)
+
 _RANGE_SLACK = 1e-6
 """How far outside [0, 1] a normalised score may stray (rounding) before it is refused."""
 

@@ -68,6 +68,7 @@ from sane.reporting._planted import (
     default_scores,
     planted_targets,
 )
+from sane.reporting._tolerance import ToleranceSensitivity, tolerance_sensitivity
 from sane.reporting.formatting import (
     NO_DEFAULT_SCORE,
     ORDER_BY_DEFAULT_SCORE,
@@ -898,6 +899,10 @@ class ReportContext:
         return planted_targets(self)
 
     @cached_property
+    def tolerance_sensitivity(self) -> ToleranceSensitivity | None:
+        return tolerance_sensitivity(self)
+
+    @cached_property
     def by_target(self) -> dict[str, list[ExecutionRecord]]:
         by_target = _by(self.runs, lambda e: e.target)
         for name in [*self.snapshot.tolerances, *(r.target for r in self.snapshot.inflation)]:
@@ -1078,11 +1083,13 @@ def _transcripts(context: ReportContext) -> dict[str, Transcript]:
 
 def _warnings(context: ReportContext) -> list[str]:
     planted = context.planted_targets
+    floors = context.tolerance_sensitivity
     return (
         context.validity.warnings
         + context.counted[1]
         + _transcript_warnings(context.snapshot)
         + (planted.warnings if planted else [])
+        + (floors.warnings() if floors else [])
     )
 
 
@@ -1111,6 +1118,7 @@ for _section in (
     ),
     ReportSection("human_alignment", _human),
     ReportSection("threshold_sensitivity", _thresholds),
+    ReportSection("tolerance_sensitivity", lambda c: c.tolerance_sensitivity),
     ReportSection(
         "configuration_sensitivity", lambda c: _configuration_sensitivity(c.targets, c.snapshot)
     ),

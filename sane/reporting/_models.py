@@ -19,6 +19,7 @@ from sane.reporting._comparison import ComparisonSection
 from sane.reporting._findings import Findings
 from sane.reporting._health import TargetHealth
 from sane.reporting._planted import PlantedTargets
+from sane.reporting._tolerance import ToleranceSensitivity
 from sane.stats import (
     BalancedScore,
     ConfigSensitivity,
@@ -394,6 +395,7 @@ class Report(Record):
     span_by_requirement: dict[str, float | None] = Field(default_factory=dict)
     human_alignment: HumanAlignment | None = None
     threshold_sensitivity: list[ThresholdRow] = Field(default_factory=list)
+    tolerance_sensitivity: ToleranceSensitivity | None = None
     configuration_sensitivity: dict[str, ConfigSensitivity] = Field(default_factory=dict)
     faults: list[FaultEvidence] = Field(default_factory=list)
     errors: ErrorSummary = Field(default_factory=ErrorSummary)

@@ -68,7 +68,8 @@ class PlantedTargets(Record):
     warnings: list[str] = Field(default_factory=list)
 
 
-def _outcomes(runs: list[ExecutionRecord], context: ReportContext) -> list[CaseOutcome]:
+def outcomes_of(runs: list[ExecutionRecord], context: ReportContext) -> list[CaseOutcome]:
+    """The judged cases of `runs` as the default score reads them (errors left out)."""
     found = []
     higher_is_better = context.snapshot.spec.output.higher_is_better
     telling: dict[str, bool] = {}  # recipe id -> whether a scorer that never moves can fail it
@@ -96,7 +97,7 @@ def case_outcomes(context: ReportContext) -> dict[str, list[CaseOutcome]]:
     by_target: dict[str, list[ExecutionRecord]] = {}
     for execution in context.counted[0]:
         by_target.setdefault(execution.target, []).append(execution)
-    return {name: _outcomes(runs, context) for name, runs in sorted(by_target.items())}
+    return {name: outcomes_of(runs, context) for name, runs in sorted(by_target.items())}
 
 
 def default_scores(context: ReportContext) -> dict[str, BalancedScore]:
@@ -107,7 +108,8 @@ def default_scores(context: ReportContext) -> dict[str, BalancedScore]:
     }
 
 
-def _place(value: float | None, candidates: Mapping[str, float | None]) -> int | None:
+def place(value: float | None, candidates: Mapping[str, float | None]) -> int | None:
+    """1 + the candidates above ``value`` (ties share the better place)."""
     if value is None:
         return None
     return 1 + sum(v is not None and v > value for v in candidates.values())
@@ -141,8 +143,8 @@ def planted_targets(context: ReportContext) -> PlantedTargets | None:
                 target=name,
                 pass_rate=rate,
                 default_score=default,
-                place_by_pass_rate=_place(rate, rates),
-                place_by_default_score=_place(default, defaults),
+                place_by_pass_rate=place(rate, rates),
+                place_by_default_score=place(default, defaults),
                 candidates=len(rates),
             )
         )

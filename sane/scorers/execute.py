@@ -29,7 +29,7 @@ from sane.records import (
     Verdict,
     relation_roles,
 )
-from sane.relations import check_relation, kind_of
+from sane.relations import check_relation, kind_of, tolerance_for
 from sane.scorers.base import Target
 
 
@@ -215,10 +215,10 @@ async def estimate_tolerance(
     *,
     repeats: int = 3,
     floor: float = 0.05,
-    k: float = 2.0,
     timeout_s: float,
 ) -> ToleranceEstimate:
-    """Tolerance = max(floor, k * pooled std of normalised repeat scores).
+    """Tolerance = max(floor, NOISE_K * pooled std of normalised repeat scores)
+    (`sane.relations.tolerance_for`).
 
     Records whose scoring fails are skipped and counted; if every one fails the
     target cannot be measured and a ScorerError is raised. A deterministic
@@ -254,7 +254,7 @@ async def estimate_tolerance(
         )
     noise = math.sqrt(math.fsum(variances) / len(variances))
     return ToleranceEstimate(
-        tolerance=max(floor, k * noise),
+        tolerance=tolerance_for(noise, floor),
         noise_std=noise,
         floor=floor,
         samples=len(variances),

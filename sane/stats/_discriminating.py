@@ -121,7 +121,8 @@ def balanced_score(
     outcomes: Sequence[CaseOutcome], *, n_resamples: int = 2000, seed: int = 0
 ) -> BalancedScore:
     """The balanced accuracy over the "moves" and "holds" cases (module docstring), with its
-    interval."""
+    interval (none with ``n_resamples=0``: the value alone, for a score recomputed many
+    times)."""
     judged = len(outcomes)
     telling = sum(o.discriminating for o in outcomes)
     base = {
@@ -138,7 +139,7 @@ def balanced_score(
     rates: Rates = defaultdict(lambda: defaultdict(list))
     for (moves, requirement, _), verdicts in sorted(by_family.items()):
         rates[moves][requirement].append(sum(verdicts) / len(verdicts))
-    ci = _interval(by_family, n_resamples, seed)
+    ci = _interval(by_family, n_resamples, seed) if n_resamples > 0 else None
     holds = _half(rates[False]) if False in rates else None
     return BalancedScore(
         **base,

@@ -9,6 +9,7 @@ interrupted run does only what is missing here.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 from collections.abc import Callable, Iterable
@@ -624,6 +625,7 @@ class SuiteStore:
     def snapshot(self) -> SuiteSnapshot:
         targets = self.targets()
         executions = self.executions()
+        estimates = self.tolerances()
         behind_faults = (
             key
             for e in executions
@@ -644,7 +646,9 @@ class SuiteStore:
             applicability=self.decisions(Question.applicability),
             families=self.families(),
             targets=targets,
-            tolerances={t: float(e["tolerance"]) for t, e in self.tolerances().items()},
+            tolerances={t: float(e["tolerance"]) for t, e in estimates.items()},
+            noise=_numbers(estimates, "noise_std"),
+            tolerance_floors=_numbers(estimates, "floor"),
             executions=executions,
             calls=self.calls(),
             errors=self.errors(),
@@ -696,6 +700,18 @@ def _problem(exc: Exception) -> str:
 def _vote_row(row: dict[str, Any]) -> dict[str, Any]:
     """A votes row as a Vote's fields: its transcript keys are stored as JSON text."""
     return row | {"transcripts": json.loads(row.get("transcripts") or "[]")}
+
+
+def _numbers(estimates: dict[str, dict[str, Any]], key: str) -> dict[str, float]:
+    """target -> the stored tolerance estimates' ``key``, where it is a number >= 0 (an old
+    or hand-edited suite may lack it: such a target is left out, never given a default)."""
+    out = {}
+    for target, estimate in estimates.items():
+        value = estimate.get(key)
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if number and math.isfinite(value) and value >= 0:
+            out[target] = float(value)
+    return out
 
 
 def _tolerance_estimate(text: str) -> dict[str, Any]:

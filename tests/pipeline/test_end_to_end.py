@@ -120,7 +120,7 @@ def test_a_run_with_another_tolerance_floor_checks_the_cases_again(
     results as this run's: the target runs again under the floor asked for."""
     _generate(workdir, settings)
     suite, spec = workdir / "suite.db", workdir / "tiny_spec.yaml"
-    run = dict(spec=spec, llm=settings, timeout_s=5, targets=["careful"])
+    run = {"spec": spec, "llm": settings, "timeout_s": 5, "targets": ["careful"]}
     first = sane.execute(suite, **run)
     assert [r.verdict.value for r in first] == ["pass"] * 3  # 5 -> 2 of 1..5: 0.75 drop
     said: list[str] = []

@@ -72,7 +72,7 @@ def test_cases_a_constant_scorer_passes_are_told_by_the_relation_not_by_its_kind
 
     from sane.records import ExecutionRecord, Verdict
     from sane.relations import Relation
-    from sane.reporting._planted import _outcomes
+    from sane.reporting._planted import outcomes_of
 
     relations = {
         "ord": {"kind": "ordered", "series": ["a", "b"]},
@@ -99,5 +99,5 @@ def test_cases_a_constant_scorer_passes_are_told_by_the_relation_not_by_its_kind
                         verdict=Verdict.passed)
         for rid in relations
     ]  # fmt: skip
-    telling = {o.family: o.discriminating for o in _outcomes(runs, context)}
+    telling = {o.family: o.discriminating for o in outcomes_of(runs, context)}
     assert telling == {"ord": False, "comb": False, "dec": True, "spans": True}
