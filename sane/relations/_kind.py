@@ -34,6 +34,7 @@ def tolerance_for(noise_std: float, floor: float) -> float:
     target has no noise: its tolerance is the floor)."""
     return max(floor, NOISE_K * noise_std)
 
+
 _RANGE_SLACK = 1e-6
 """How far outside [0, 1] a normalised score may stray (rounding) before it is refused."""
 
