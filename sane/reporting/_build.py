@@ -66,6 +66,7 @@ from sane.reporting._planted import (
     PlantedTargets,
     case_outcomes,
     default_scores,
+    discriminating,
     planted_targets,
 )
 from sane.reporting._tolerance import ToleranceSensitivity, tolerance_sensitivity
@@ -885,6 +886,10 @@ class ReportContext:
     def runs(self) -> list[ExecutionRecord]:
         """The counted executions of the user's targets (the planted controls' apart)."""
         return [e for e in self.counted[0] if e.target not in self.planted]
+
+    @cached_property
+    def discriminating(self) -> dict[str, bool]:
+        return discriminating(self)
 
     @cached_property
     def case_outcomes(self) -> dict[str, list[CaseOutcome]]:

@@ -71,14 +71,11 @@ class PlantedTargets(Record):
 def outcomes_of(runs: list[ExecutionRecord], context: ReportContext) -> list[CaseOutcome]:
     """The judged cases of `runs` as the default score reads them (errors left out)."""
     found = []
-    higher_is_better = context.snapshot.spec.output.higher_is_better
-    telling: dict[str, bool] = {}  # recipe id -> whether a scorer that never moves can fail it
+    telling = context.discriminating
     for execution in runs:
         if execution.verdict is Verdict.error:
             continue
         recipe = context.recipes[execution.recipe_id]
-        if recipe.id not in telling:
-            telling[recipe.id] = discriminates(recipe.relation, higher_is_better)
         found.append(
             CaseOutcome(
                 family=recipe.id,
@@ -89,6 +86,13 @@ def outcomes_of(runs: list[ExecutionRecord], context: ReportContext) -> list[Cas
             )
         )
     return found
+
+
+def discriminating(context: ReportContext) -> dict[str, bool]:
+    """recipe id -> whether a scorer that never moves can fail its relation
+    (`sane.relations.discriminates`), for every recipe of the suite."""
+    higher_is_better = context.snapshot.spec.output.higher_is_better
+    return {r.id: discriminates(r.relation, higher_is_better) for r in context.snapshot.recipes}
 
 
 def case_outcomes(context: ReportContext) -> dict[str, list[CaseOutcome]]:
