@@ -72,7 +72,7 @@ def test_cases_a_constant_scorer_passes_are_told_by_the_relation_not_by_its_kind
 
     from sane.records import ExecutionRecord, Verdict
     from sane.relations import Relation
-    from sane.reporting._planted import outcomes_of
+    from sane.reporting._planted import discriminating, outcomes_of
 
     relations = {
         "ord": {"kind": "ordered", "series": ["a", "b"]},
@@ -91,9 +91,11 @@ def test_cases_a_constant_scorer_passes_are_told_by_the_relation_not_by_its_kind
     context = SimpleNamespace(
         recipes=recipes,
         snapshot=SimpleNamespace(
-            spec=SimpleNamespace(output=SimpleNamespace(higher_is_better=True))
+            spec=SimpleNamespace(output=SimpleNamespace(higher_is_better=True)),
+            recipes=list(recipes.values()),
         ),
     )
+    context.discriminating = discriminating(context)
     runs = [
         ExecutionRecord(target="t", case_id=rid, recipe_id=rid, scores={}, tolerance=0.0,
                         verdict=Verdict.passed)
