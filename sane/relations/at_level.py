@@ -51,6 +51,15 @@ def _at_level(relation: AtLevelRelation, scores: Scores, tol: float, _hib: bool)
     )
 
 
+def _mirrored(relation: AtLevelRelation) -> AtLevelRelation:
+    """The band seen from the other end of the range, rounded to the digits a band is written
+    with: ``1 - 0.7`` is 0.30000000000000004 in floating point, and a prompt that showed that
+    would set a mirror control apart from every band a recipe writes (a reader noticed)."""
+    return relation.model_copy(
+        update={"low": round(1.0 - relation.high, 9), "high": round(1.0 - relation.low, 9)}
+    )
+
+
 def _percent(value: float) -> int:
     return round(value * 100)
 
@@ -60,7 +69,7 @@ register(
         name="at_level",
         record=AtLevelRelation,
         check=_at_level,
-        mirror=lambda r: r.model_copy(update={"low": 1.0 - r.high, "high": 1.0 - r.low}),
+        mirror=_mirrored,
         change=None,  # one variant, no perturbation
         paired=None,
         directions=None,

@@ -109,6 +109,16 @@ def test_a_directed_kind_mirrors_onto_its_opposite() -> None:
             assert opposite.directions == {swap[d] for d in kind.directions}
 
 
+def test_a_mirrored_band_is_written_as_a_recipe_writes_one() -> None:
+    """1 - 0.7 is 0.30000000000000004 in floating point: a mirror control whose prompt showed
+    that would stand apart from every band a recipe writes (a strong-model reader saw it)."""
+    band = _relation({"kind": "at_level", "variant": "v", "low": 0.7, "high": 1.0})
+    mirrored = mirror(band)
+    assert (mirrored.low, mirrored.high) == (0.0, 0.3)
+    assert "0000000" not in mirrored.model_dump_json()
+    assert mirror(mirrored) == band
+
+
 @pytest.mark.parametrize("name", sorted(FILING))
 def test_each_kind_says_where_it_is_filed_and_what_makes_its_case_a_no_op(name: str) -> None:
     home, requirements, changes_score, mirror_contradicts, pairs = FILING[name]
