@@ -359,8 +359,8 @@ def show(name: str, result: dict, human: dict[str, float]) -> None:
 
 def floor_sensitivity(name: str, suite: Path, human: dict[str, float]) -> dict[str, dict]:
     """The report's `tolerance_sensitivity` (every case checked again, from its stored
-    scores, under each tolerance floor: the least change a relation check counts as a
-    move) against human agreement: how much the ranking's agreement with people rests on
+    scores, under each tolerance bar: an absolute floor or a share of each target's spread
+    of scores, the least change a relation check counts as a move) against human agreement: how much the ranking's agreement with people rests on
     that bar."""
     from sane import api
     from sane.stats import rank_correlation
@@ -375,10 +375,10 @@ def floor_sensitivity(name: str, suite: Path, human: dict[str, float]) -> dict[s
             ).spearman
             for score, values in scores.items()
         }
-        out[f"{row.floor:g}"] = {"rho_pass_rate": rho["pass_rate"],
+        out[row.label] = {"rho_pass_rate": rho["pass_rate"],
                                  "rho_default_score": rho["default_score"],
                                  "null_places": row.null_places}  # fmt: skip
-        print(f"  {name} at tolerance floor {row.floor:g}: Spearman with human agreement, pass "
+        print(f"  {name} at tolerance {row.label}: Spearman with human agreement, pass "
               f"rate {_fmt(rho['pass_rate'])}, default score {_fmt(rho['default_score'])}; null "
               f"scorers' places by the default score {row.null_places} of {len(row.order) + 1}; "
               "order: " + ", ".join(row.order))  # fmt: skip

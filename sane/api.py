@@ -376,7 +376,7 @@ def execute(
         missing = [name for name in planted if name not in chosen]
         if missing:
             chosen |= build_targets(store, client, missing, trust)[0]
-        _forget_other_floors(store, chosen, config.tolerance_floor, notice)
+        _forget_other_floors(store, chosen, config, notice)
         context = _context(
             store,
             client,
@@ -395,17 +395,25 @@ def execute(
 
 
 def _forget_other_floors(
-    store: SuiteStore, chosen: Mapping[str, object], floor: float, notice: Callable[[str], None]
+    store: SuiteStore,
+    chosen: Mapping[str, object],
+    config: ExecuteConfig,
+    notice: Callable[[str], None],
 ) -> None:
-    """A chosen target whose tolerance was set under another `--tolerance-floor` runs
-    again: its verdicts were checked against a bar this run was not asked for, and keeping
-    them would report the old floor's results as this run's (a judge's calls come back from
-    the cache, so that costs no new model calls)."""
+    """A chosen target whose tolerance was set under another `--tolerance-floor` or
+    `--tolerance-spread` runs again: its verdicts were checked against a bar this run was
+    not asked for, and keeping them would report the old bar's results as this run's (a
+    judge's calls come back from the cache, so that costs no new model calls). A suite
+    executed before the spread counted stored none: its bar was the floor alone."""
+    wanted = (config.tolerance_floor, config.tolerance_spread)
     for name, stored in store.tolerances().items():
-        previous = stored.get("floor")
-        if name in chosen and previous is not None and float(previous) != floor:
-            notice(f"{name}: its results were checked with tolerance floor {previous}; "
-                   f"run again with {floor}")  # fmt: skip
+        if name not in chosen or stored.get("floor") is None:
+            continue
+        previous = (float(stored["floor"]), float(stored.get("spread_fraction", 0.0)))
+        if previous != wanted:
+            notice(f"{name}: its results were checked with tolerance floor {previous[0]:g} "
+                   f"and spread share {previous[1]:g}; run again with {wanted[0]:g} and "
+                   f"{wanted[1]:g}")  # fmt: skip
             store.forget_results(name)
 
 

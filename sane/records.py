@@ -407,7 +407,10 @@ class ExecuteConfig(Record):
     targets: list[str] | None = None  # by name; None: every target the suite holds
     repeats: int = Field(default=1, ge=1)  # scores per variant
     timeout_s: float = Field(default=60.0, gt=0)  # per scorer call, unless a target sets one
-    tolerance_floor: float = Field(default=0.05, ge=0)  # the least tolerance a check uses
+    # the least tolerance a check uses, on the 0-1 scale, and the share of the target's own
+    # spread of scores over the examples it is at least (sane.relations.tolerance_for)
+    tolerance_floor: float = Field(default=0.0, ge=0)
+    tolerance_spread: float = Field(default=0.1, ge=0)
     # the score-inflation search's target calls per target (sane.manipulations); 0: none (the
     # default: up to this many more judge calls, which an API judge is paid for)
     max_target_calls: int = Field(default=0, ge=0)
@@ -436,6 +439,10 @@ class SuiteSnapshot(Record):
     # was set under (sane.relations.tolerance_for), beside its tolerance
     noise: dict[str, float] = Field(default_factory=dict)
     tolerance_floors: dict[str, float] = Field(default_factory=dict)
+    # each target's spread of normalised scores over the sampled examples and the share of it
+    # its tolerance was set to at least (both absent in a suite executed before they counted)
+    spreads: dict[str, float] = Field(default_factory=dict)
+    tolerance_spreads: dict[str, float] = Field(default_factory=dict)
     executions: list[ExecutionRecord] = Field(default_factory=list)
     # the oracle models' qualifications (sane.qualification), one per model qualified
     qualifications: list[Qualification] = Field(default_factory=list)

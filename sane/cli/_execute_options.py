@@ -71,7 +71,23 @@ OPTIONS: dict[str, Option] = {
             "tolerance_floor",
             Annotated[
                 float,
-                typer.Option(help="Least tolerance a relation check uses, on the 0-1 scale."),
+                typer.Option(
+                    help="Least tolerance a relation check uses, on the 0-1 scale (a change "
+                    "within it is no move)."
+                ),
+            ],
+        ),
+        Option(
+            "tolerance_spread",
+            "tolerance_spread",
+            Annotated[
+                float,
+                typer.Option(
+                    min=0,
+                    help="Least tolerance as a share of the target's own spread of scores "
+                    "(their standard deviation over the suite's examples): a change smaller "
+                    "than this share of how far the scorer moves between real texts is no move.",
+                ),
             ],
         ),
     )

@@ -45,6 +45,7 @@ EXECUTE_OPTIONS = {
     "repeats": "--repeats",
     "timeout_s": "--timeout",
     "tolerance_floor": "--tolerance-floor",
+    "tolerance_spread": "--tolerance-spread",
     "max_target_calls": "--max-target-calls",
     "comparison_examples": "--comparison-examples",
 }

@@ -28,11 +28,22 @@ NOISE_K = 2.0
 """A target's tolerance spans this many standard deviations of its repeat-run noise."""
 
 
-def tolerance_for(noise_std: float, floor: float) -> float:
-    """The least change a relation check counts as a move: ``NOISE_K`` standard deviations
-    of the target's measured noise, or the floor where that is smaller (a deterministic
-    target has no noise: its tolerance is the floor)."""
-    return max(floor, NOISE_K * noise_std)
+def tolerance_for(
+    noise_std: float, floor: float, spread: float = 0.0, spread_fraction: float = 0.0
+) -> float:
+    """The least change a relation check counts as a move: the largest of ``NOISE_K``
+    standard deviations of the target's measured repeat-run noise, ``spread_fraction`` of
+    its own spread of scores (the standard deviation of its normalised scores over the
+    suite's examples), and the absolute ``floor``.
+
+    Why the spread: a change is material relative to how far the scorer moves between real
+    texts, not to its declared range. A metric whose scores span a few hundredths (chrF,
+    BERTScore) makes an edit's change of 0.01 as telling as a wide metric's 0.1, and a rank
+    correlation with people counts both alike; one absolute bar (the old default, 0.05 of
+    the 0-1 range) failed the narrow metrics' every small, consistent move and ranked them
+    unlike people (docs/statistics.md). A deterministic target has no noise: its tolerance
+    is the larger of the other two."""
+    return max(floor, spread_fraction * spread, NOISE_K * noise_std)
 
 
 _RANGE_SLACK = 1e-6

@@ -43,6 +43,11 @@ class ToleranceEstimate(BaseModel):
     floor: float
     samples: int
     errors: int = 0
+    # the standard deviation of the target's normalised scores over the sampled records, and
+    # the share of it the tolerance is at least (sane.relations.tolerance_for); 0 in a suite
+    # executed before the spread counted
+    spread: float = 0.0
+    spread_fraction: float = 0.0
 
 
 def _one_line(text: str) -> str:
@@ -214,11 +219,12 @@ async def estimate_tolerance(
     spec_contract: OutputContract,
     *,
     repeats: int = 3,
-    floor: float = 0.05,
+    floor: float = 0.0,
+    spread_fraction: float = 0.1,
     timeout_s: float,
 ) -> ToleranceEstimate:
-    """Tolerance = max(floor, NOISE_K * pooled std of normalised repeat scores)
-    (`sane.relations.tolerance_for`).
+    """Tolerance = max(floor, spread_fraction * the std of the records' mean normalised
+    scores, NOISE_K * pooled std of normalised repeat scores) (`sane.relations.tolerance_for`).
 
     Records whose scoring fails are skipped and counted; if every one fails the
     target cannot be measured and a ScorerError is raised. A deterministic
@@ -237,6 +243,7 @@ async def estimate_tolerance(
         return_exceptions=True,
     )
     variances: list[float] = []
+    means: list[float] = []
     failures: list[BaseException] = []
     for result in results:
         if isinstance(result, ScorerError | LLMError):
@@ -247,18 +254,22 @@ async def estimate_tolerance(
         (values,) = result.values()
         normed = [normalise(v, target.contract, spec_contract) for v in values]
         variances.append(statistics.variance(normed) if len(normed) > 1 else 0.0)
+        means.append(statistics.fmean(normed))
     if not variances:
         raise ScorerError(
             f"target {target.name}: all {len(records)} tolerance samples failed; "
             f"first: {_one_line(str(failures[0]))}"
         )
     noise = math.sqrt(math.fsum(variances) / len(variances))
+    spread = statistics.pstdev(means)
     return ToleranceEstimate(
-        tolerance=tolerance_for(noise, floor),
+        tolerance=tolerance_for(noise, floor, spread, spread_fraction),
         noise_std=noise,
         floor=floor,
         samples=len(variances),
         errors=len(failures),
+        spread=spread,
+        spread_fraction=spread_fraction,
     )
 
 

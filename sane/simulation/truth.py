@@ -32,7 +32,7 @@ from typing import Any, Literal
 from sane.edits import OPERATORS, TransformError, TransformInput, apply_transform
 from sane.inputs import examples_path, load_examples, load_spec
 from sane.panel.controls import FAITHFUL_EDITS
-from sane.records import Example, ExecuteConfig, PairRelation, ScorerSpec
+from sane.records import Example, PairRelation, ScorerSpec
 from sane.relations import EPS, Verdict, check_relation
 from sane.scorers import normalise
 from sane.scorers.python_fn import resolve_ref
@@ -40,8 +40,10 @@ from sane.simulation.params import SimulatedOracle
 from sane.simulation.prompt_reader import Asked
 
 Direction = Literal["lower", "higher", "same"]
-TOLERANCE = ExecuteConfig.model_fields["tolerance_floor"].default
-"""The executor's default tolerance: a deterministic reference is never noisier than this."""
+TOLERANCE = 0.05
+"""The least change of a simulated reference scorer that counts as a move in the simulation's
+ground truth (0.05 of the 0-1 range: the executor's fixed floor when the simulations were
+calibrated; the executor now scales its bar to each target's spread, sane.relations)."""
 
 
 class NoTruth(ValueError):

@@ -649,6 +649,8 @@ class SuiteStore:
             tolerances={t: float(e["tolerance"]) for t, e in estimates.items()},
             noise=_numbers(estimates, "noise_std"),
             tolerance_floors=_numbers(estimates, "floor"),
+            spreads=_numbers(estimates, "spread"),
+            tolerance_spreads=_numbers(estimates, "spread_fraction"),
             executions=executions,
             calls=self.calls(),
             errors=self.errors(),

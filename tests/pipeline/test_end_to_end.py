@@ -113,11 +113,12 @@ def test_rerun_replays_from_cache(workdir: Path, settings: LLMSettings) -> None:
     assert calls and all(c.cached for c in calls if c.error is None)
 
 
-def test_a_run_with_another_tolerance_floor_checks_the_cases_again(
+def test_a_run_with_another_tolerance_bar_checks_the_cases_again(
     workdir: Path, settings: LLMSettings
 ) -> None:
-    """Verdicts kept from a run under another `--tolerance-floor` would report that floor's
-    results as this run's: the target runs again under the floor asked for."""
+    """Verdicts kept from a run under another `--tolerance-floor` (or `--tolerance-spread`)
+    would report that bar's results as this run's: the target runs again under the bar
+    asked for."""
     _generate(workdir, settings)
     suite, spec = workdir / "suite.db", workdir / "tiny_spec.yaml"
     run = {"spec": spec, "llm": settings, "timeout_s": 5, "targets": ["careful"]}
@@ -126,6 +127,16 @@ def test_a_run_with_another_tolerance_floor_checks_the_cases_again(
     said: list[str] = []
     higher = sane.execute(suite, **run, tolerance_floor=0.8, notice=said.append)
     assert [r.verdict.value for r in higher] == ["fault"] * 3  # 0.75 is within 0.8
-    assert len(higher.new) == 3 and any("tolerance floor 0.05" in line for line in said)
+    assert len(higher.new) == 3 and any(
+        "tolerance floor 0 and spread share 0.1" in line for line in said
+    )
     again = sane.execute(suite, **run, tolerance_floor=0.8)
     assert [r.verdict.value for r in again] == ["fault"] * 3 and again.new == []
+    # a share of the target's spread is a bar of its own: another share runs it again too
+    said.clear()
+    shared = sane.execute(
+        suite, **run, tolerance_floor=0.8, tolerance_spread=0.2, notice=said.append
+    )
+    assert len(shared.new) == 3 and any(
+        "spread share 0.1; run again with 0.8 and 0.2" in line for line in said
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -317,7 +318,28 @@ async def test_tolerance_from_repeat_noise() -> None:
     estimate = await estimate_tolerance(target, records, OutputContract(), timeout_s=TIMEOUT)
     assert estimate.noise_std == pytest.approx(0.1)
     assert estimate.tolerance == pytest.approx(0.2)
-    assert (estimate.samples, estimate.errors, estimate.floor) == (2, 0, 0.05)
+    assert (estimate.samples, estimate.errors, estimate.floor) == (2, 0, 0.0)
+    assert estimate.spread == 0.0 and estimate.spread_fraction == 0.1  # both records mean 0.5
+
+
+async def test_tolerance_scales_with_the_targets_own_spread() -> None:
+    """A deterministic target's bar is a share of the standard deviation of its scores over
+    the records (0.2, 0.4, 0.6, 0.8 -> 0.2236), or the floor where that is larger."""
+    levels = {"a": 0.2, "b": 0.4, "c": 0.6, "d": 0.8}
+    target = CountingTarget(deterministic=True, values=lambda text, repeat: levels[text])
+    records = [{"summary": text} for text in levels]
+    spread = statistics.pstdev(levels.values())
+    estimate = await estimate_tolerance(target, records, OutputContract(), timeout_s=TIMEOUT)
+    assert estimate.spread == pytest.approx(spread) and estimate.noise_std == 0.0
+    assert estimate.tolerance == pytest.approx(0.1 * spread)
+    wider = await estimate_tolerance(
+        target, records, OutputContract(), spread_fraction=0.5, timeout_s=TIMEOUT
+    )
+    assert wider.tolerance == pytest.approx(0.5 * spread)
+    floored = await estimate_tolerance(
+        target, records, OutputContract(), floor=0.05, timeout_s=TIMEOUT
+    )
+    assert floored.tolerance == 0.05  # 0.05 > 0.1 x 0.2236
 
 
 async def test_tolerance_floor_and_deterministic_targets() -> None:

@@ -124,13 +124,18 @@ def _differences(old: Any, new: Any, path: str = "") -> list[str]:
 
 
 def test_executing_the_old_suite_with_its_spec_measures_nothing_again(old_suite: Path) -> None:
-    """The same definitions: every stored result stands, nothing is called or re-run."""
+    """The same definitions: every stored result stands, nothing is called or re-run. (Under
+    the tolerance bar it was executed with, an absolute floor of 0.05 and no spread share: a
+    run under another bar checks its cases again, tests/pipeline/test_end_to_end.py.)"""
     folder = old_suite.parent
     before = {(e.target, e.case_id, e.definition_sha256) for e in _executions(old_suite)}
     settings = LLMSettings(
         cache_path=folder / "cache.db", script_path=folder / "tiny_script.yaml", max_calls=0
     )
-    records = sane.execute(old_suite, spec=folder / "tiny_spec.yaml", llm=settings, timeout_s=5)
+    records = sane.execute(
+        old_suite, spec=folder / "tiny_spec.yaml", llm=settings, timeout_s=5,
+        tolerance_floor=0.05, tolerance_spread=0,
+    )  # fmt: skip
     assert records.new == []  # the user's targets: the planted null scorers run the first time
     after = {(e.target, e.case_id, e.definition_sha256) for e in _executions(old_suite)}
     assert {row for row in after if not row[0].startswith("null-")} == before
