@@ -81,9 +81,12 @@ INTERVAL_MEANING = (
     "bootstrap collapses to a point (0/n or n/n passed)"
 )
 TOLERANCE_MEANING = (
-    "Tolerance: the score change a relation must exceed, in normalised units: max(0.05, twice "
-    "the standard deviation of the target's scores when the same text is scored again), so "
-    "that a judge's own noise is never a fault"
+    "Tolerance: the score change a relation must exceed, in normalised units: the largest of "
+    "a share of the target's own spread of scores over the examples (--tolerance-spread, a "
+    "tenth by default), "
+    "the floor (--tolerance-floor, 0 by default) and twice the standard deviation of its "
+    "scores when the same text is scored again, so that a judge's own noise is never a fault "
+    "and a narrow scorer's small moves count as moves"
 )
 
 
