@@ -135,10 +135,15 @@ def targets(embedded: bool) -> list[dict]:
     return found  # the null scorers: `sane execute` plants them (sane.scorers.null_scorers)
 
 
-def write_spec(folder: Path, examples: list[dict], embedded: bool) -> Path:
+def write_examples(folder: Path, examples: list[dict]) -> None:
+    """The suite's examples, one JSON object a line, where a spec's `examples` names them."""
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "examples.jsonl").open("w", encoding="utf-8") as handle:
         handle.writelines(json.dumps(example) + "\n" for example in examples)
+
+
+def write_spec(folder: Path, examples: list[dict], embedded: bool) -> Path:
+    write_examples(folder, examples)
     spec = {
         "name": "qags-faithfulness",
         "criterion": CRITERION,

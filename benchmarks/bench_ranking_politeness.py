@@ -48,6 +48,7 @@ from bench_ranking import (
     sane,
     show,
     strong_suite,
+    write_examples,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -78,9 +79,7 @@ def load(path: Path, examples: int, held_out: int, seed: int) -> tuple[list[dict
 
 
 def write_spec(folder: Path, examples: list[dict]) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / "examples.jsonl").open("w", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(example) + "\n" for example in examples)
+    write_examples(folder, examples)
     spec = {
         "name": "request-politeness",
         "criterion": CRITERION,
