@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sane.errors import InputError
-from sane.records import ExecuteConfig, ExecutionRecord, RunConfig, Stage, SuiteSnapshot
+from sane.records import (
+    ExecuteConfig,
+    ExecutionRecord,
+    RunConfig,
+    Stage,
+    SuiteSnapshot,
+    Verdict,
+)
+from sane.relations import tolerance_for
 from sane.reporting import Report, code_fingerprint
 from sane.suites.store import SuiteStore, read_stored_report
 
@@ -376,7 +384,8 @@ def execute(
         missing = [name for name in planted if name not in chosen]
         if missing:
             chosen |= build_targets(store, client, missing, trust)[0]
-        _forget_other_floors(store, chosen, config, notice)
+        before = {_made_by(e) for e in store.executions()}
+        _under_this_bar(store, chosen, config, notice)
         context = _context(
             store,
             client,
@@ -385,7 +394,6 @@ def execute(
             definitions={t.config.name: t.definition_sha256 for t in store.targets()},
             execution=config,
         )
-        before = {_made_by(e) for e in store.executions()}
         asyncio.run(workflow.run(context, "execute"))
         # the user's targets' results: the planted controls are stored, and reported apart
         results = [e for e in store.executions() if e.target in chosen and e.target not in planted]
@@ -394,27 +402,47 @@ def execute(
         store.close()
 
 
-def _forget_other_floors(
+def _under_this_bar(
     store: SuiteStore,
     chosen: Mapping[str, object],
     config: ExecuteConfig,
     notice: Callable[[str], None],
 ) -> None:
     """A chosen target whose tolerance was set under another `--tolerance-floor` or
-    `--tolerance-spread` runs again: its verdicts were checked against a bar this run was
-    not asked for, and keeping them would report the old bar's results as this run's (a
-    judge's calls come back from the cache, so that costs no new model calls). A suite
-    executed before the spread counted stored none: its bar was the floor alone."""
+    `--tolerance-spread` is checked again under this run's: its verdicts were checked
+    against a bar this run was not asked for, and keeping them would report the old bar's
+    results as this run's. Its stored noise and spread give the new tolerance and every
+    stored result is checked again from its normalised scores, with no call
+    (`ExecutionRecord.checked_under`: the verdicts a run under the new bar gives). A suite
+    executed before the spread was measured stored none: such a target runs again (a
+    judge's calls come back from the cache)."""
     wanted = (config.tolerance_floor, config.tolerance_spread)
+    spec = store.spec()
+    recipes = {r.id: r for r in store.recipes()}
     for name, stored in store.tolerances().items():
         if name not in chosen or stored.get("floor") is None:
             continue
         previous = (float(stored["floor"]), float(stored.get("spread_fraction", 0.0)))
-        if previous != wanted:
-            notice(f"{name}: its results were checked with tolerance floor {previous[0]:g} "
-                   f"and spread share {previous[1]:g}; run again with {wanted[0]:g} and "
-                   f"{wanted[1]:g}")  # fmt: skip
+        if previous == wanted:
+            continue
+        was = f"{name}: its results were checked with tolerance floor {previous[0]:g} and "
+        was += f"spread share {previous[1]:g}"
+        if "spread" not in stored:
+            notice(f"{was}; run again with {wanted[0]:g} and {wanted[1]:g}")
             store.forget_results(name)
+            continue
+        noise, spread = float(stored["noise_std"]), float(stored["spread"])
+        tolerance = tolerance_for(noise, wanted[0], spread, wanted[1])
+        higher = spec.output.higher_is_better
+        results = [
+            record.checked_under(recipes[record.recipe_id].relation, tolerance, higher)
+            for record in store.executions(name)
+            if record.verdict is not Verdict.error and record.recipe_id in recipes
+        ]
+        bar = {"tolerance": tolerance, "floor": wanted[0], "spread_fraction": wanted[1]}
+        store.checked_again(name, results, stored | bar)
+        notice(f"{was}; checked again from its stored scores with {wanted[0]:g} and "
+               f"{wanted[1]:g} (no call)")  # fmt: skip
 
 
 class Executions(list[ExecutionRecord]):
@@ -427,8 +455,10 @@ class Executions(list[ExecutionRecord]):
         self.new = new
 
 
-def _made_by(e: ExecutionRecord) -> tuple[str, str, str | None, str]:
-    return (e.target, e.case_id, e.definition_sha256, e.verdict.value)
+def _made_by(e: ExecutionRecord) -> tuple[str, str, str | None, str, float | None]:
+    """What makes a result this run's when it differs: a result checked again under another
+    tolerance is this run's, as one run again is."""
+    return (e.target, e.case_id, e.definition_sha256, e.verdict.value, e.tolerance)
 
 
 def build_report(snapshot: SuiteSnapshot, **options: Any) -> Report:

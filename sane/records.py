@@ -28,6 +28,7 @@ from sane.relations import (  # noqa: F401 - the relation records, re-exported
     RepeatableRelation,
     SpansRelation,
     Verdict,
+    check_relation,
     relation_roles,
 )
 from sane.requirements import Requirement
@@ -320,6 +321,24 @@ class ExecutionRecord(Record):
                 if v is not None and not math.isfinite(v):
                     raise ValueError(f"non-finite score for role {role}; record an error")
         return value
+
+    def checked_under(
+        self, relation: Relation, tolerance: float, higher_is_better: bool
+    ) -> ExecutionRecord:
+        """This result with ``relation`` checked on its stored normalised scores under
+        ``tolerance``: what a run under that tolerance gives, with no call (`sane execute`
+        after scoring, again under another tolerance bar, and the report's
+        `tolerance_sensitivity`)."""
+        result = check_relation(relation, self.normalised, tolerance, higher_is_better)
+        failed = result.verdict is Verdict.error
+        return self.model_copy(
+            update={
+                "tolerance": tolerance,
+                "verdict": result.verdict,
+                "detail": result.detail,
+                "error": result.detail if failed else None,
+            }
+        )
 
 
 class CallRecord(Record):

@@ -9,7 +9,7 @@ against a human benchmark (a rank correlation, which counts any consistent move)
 on that bar: on QAGS an absolute floor of 0.05, the old default, put the default score's
 Spearman with human agreement at +0.33 on one suite, against +0.88 at floor 0
 (docs/statistics.md). No call is made: the stored normalised scores are checked again
-(`sane.relations.check_relation`) with ``tolerance_for(noise, floor, spread, share)``, the
+(`ExecutionRecord.checked_under`) with ``tolerance_for(noise, floor, spread, share)``, the
 rule `sane execute` uses, so the run's own bar reproduces its verdicts.
 """
 
@@ -22,7 +22,7 @@ from pydantic import Field
 
 from sane._record import Record
 from sane.records import Verdict
-from sane.relations import check_relation, tolerance_for
+from sane.relations import tolerance_for
 from sane.reporting._planted import outcomes_of, place
 from sane.stats import balanced_score
 
@@ -104,15 +104,12 @@ def _rechecked(
     runs: list[ExecutionRecord], context: ReportContext, tolerance: float
 ) -> list[ExecutionRecord]:
     higher_is_better = context.snapshot.spec.output.higher_is_better
-    out = []
-    for execution in runs:
-        if execution.verdict is Verdict.error:
-            continue
-        relation = context.recipes[execution.recipe_id].relation
-        result = check_relation(relation, execution.normalised, tolerance, higher_is_better)
-        if result.verdict is not Verdict.error:
-            out.append(execution.model_copy(update={"verdict": result.verdict}))
-    return out
+    again = (
+        e.checked_under(context.recipes[e.recipe_id].relation, tolerance, higher_is_better)
+        for e in runs
+        if e.verdict is not Verdict.error
+    )
+    return [e for e in again if e.verdict is not Verdict.error]
 
 
 def _kendall(a: dict[str, float | None], b: dict[str, float | None]) -> float | None:

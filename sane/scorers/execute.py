@@ -29,7 +29,7 @@ from sane.records import (
     Verdict,
     relation_roles,
 )
-from sane.relations import check_relation, kind_of, tolerance_for
+from sane.relations import kind_of, tolerance_for
 from sane.scorers.base import Target
 
 
@@ -315,19 +315,17 @@ def verdict_record(
         role: [normalise(v, target.contract, spec.output) for v in values]
         for role, values in raw.items()
     }
-    result = check_relation(recipe.relation, normalised, tolerance, spec.output.higher_is_better)
-    return ExecutionRecord(
+    unchecked = ExecutionRecord(
         target=target.name,
         case_id=case.id,
         recipe_id=recipe.id,
         scores=dict(raw),
         normalised=normalised,
         tolerance=tolerance,
-        verdict=result.verdict,
-        detail=result.detail,
-        error=result.detail if result.verdict == Verdict.error else None,
+        verdict=Verdict.error,
         transcripts=transcripts or {},
     )
+    return unchecked.checked_under(recipe.relation, tolerance, spec.output.higher_is_better)
 
 
 async def run_case(

@@ -269,6 +269,15 @@ class SuiteStore:
         with self.db.atomic():
             self._forget_results(target)
 
+    def checked_again(self, target: str, results: list[ExecutionRecord], estimate: dict) -> None:
+        """A target's results checked again under another tolerance, with the tolerance
+        estimate that sets it, in one transaction: an interrupted run leaves the old bar's
+        results and estimate, which the next run checks again."""
+        with self.db.atomic():
+            for record in results:
+                self.put_execution(record)
+            self.put_tolerance(target, estimate)
+
     def _forget_results(self, target: str) -> None:
         self.db.conn.execute("delete from executions where target = ?", [target])
         self.db.conn.execute("delete from tolerances where target = ?", [target])

@@ -117,8 +117,9 @@ def test_a_run_with_another_tolerance_bar_checks_the_cases_again(
     workdir: Path, settings: LLMSettings
 ) -> None:
     """Verdicts kept from a run under another `--tolerance-floor` (or `--tolerance-spread`)
-    would report that bar's results as this run's: the target runs again under the bar
-    asked for."""
+    would report that bar's results as this run's: the stored results are checked again
+    under the bar asked for, from their stored scores (no call); a target whose stored
+    tolerance has no spread (a suite executed before it was measured) runs again."""
     _generate(workdir, settings)
     suite, spec = workdir / "suite.db", workdir / "tiny_spec.yaml"
     run = {"spec": spec, "llm": settings, "timeout_s": 5, "targets": ["careful"]}
@@ -127,16 +128,27 @@ def test_a_run_with_another_tolerance_bar_checks_the_cases_again(
     said: list[str] = []
     higher = sane.execute(suite, **run, tolerance_floor=0.8, notice=said.append)
     assert [r.verdict.value for r in higher] == ["fault"] * 3  # 0.75 is within 0.8
-    assert len(higher.new) == 3 and any(
-        "tolerance floor 0 and spread share 0.1" in line for line in said
-    )
+    assert {r.tolerance for r in higher} == {0.8} and len(higher.new) == 3
+    assert [r.scores for r in higher] == [r.scores for r in first]  # not scored again
+    assert (
+        "careful: its results were checked with tolerance floor 0 and spread share 0.1; "
+        "checked again from its stored scores with 0.8 and 0.1 (no call)"
+    ) in said  # and the null scorers beside it
     again = sane.execute(suite, **run, tolerance_floor=0.8)
     assert [r.verdict.value for r in again] == ["fault"] * 3 and again.new == []
-    # a share of the target's spread is a bar of its own: another share runs it again too
+    # another share is another bar, checked again; under it the floor still decides
     said.clear()
     shared = sane.execute(
         suite, **run, tolerance_floor=0.8, tolerance_spread=0.2, notice=said.append
     )
-    assert len(shared.new) == 3 and any(
-        "spread share 0.1; run again with 0.8 and 0.2" in line for line in said
-    )
+    assert shared.new == [] and said and all(x.endswith("0.8 and 0.2 (no call)") for x in said)
+
+    # a tolerance stored before the spread was measured: the bar cannot be recomputed
+    store = SuiteStore(suite)
+    old = {k: v for k, v in store.tolerances()["careful"].items() if k != "spread"}
+    store.put_tolerance("careful", old)
+    store.close()
+    said.clear()
+    rerun = sane.execute(suite, **run, notice=said.append)
+    assert [r.verdict.value for r in rerun] == ["pass"] * 3 and len(rerun.new) == 3
+    assert [x.split(":")[0] for x in said if x.endswith("run again with 0 and 0.1")] == ["careful"]
