@@ -422,7 +422,7 @@ def _under_this_bar(
     for name, stored in store.tolerances().items():
         if name not in chosen or stored.get("floor") is None:
             continue
-        previous = (float(stored["floor"]), float(stored.get("spread_fraction", 0.0)))
+        previous = (float(stored["floor"]), float(stored.get("spread_share", 0.0)))
         if previous == wanted:
             continue
         was = f"{name}: its results were checked with tolerance floor {previous[0]:g} and "
@@ -439,7 +439,7 @@ def _under_this_bar(
             for record in store.executions(name)
             if record.verdict is not Verdict.error and record.recipe_id in recipes
         ]
-        bar = {"tolerance": tolerance, "floor": wanted[0], "spread_fraction": wanted[1]}
+        bar = {"tolerance": tolerance, "floor": wanted[0], "spread_share": wanted[1]}
         store.checked_again(name, results, stored | bar)
         notice(f"{was}; checked again from its stored scores with {wanted[0]:g} and "
                f"{wanted[1]:g} (no call)")  # fmt: skip

@@ -461,7 +461,7 @@ class SuiteSnapshot(Record):
     # each target's spread of normalised scores over the sampled examples and the share of it
     # its tolerance was set to at least (both absent in a suite executed before they counted)
     spreads: dict[str, float] = Field(default_factory=dict)
-    tolerance_spreads: dict[str, float] = Field(default_factory=dict)
+    spread_shares: dict[str, float] = Field(default_factory=dict)
     executions: list[ExecutionRecord] = Field(default_factory=list)
     # the oracle models' qualifications (sane.qualification), one per model qualified
     qualifications: list[Qualification] = Field(default_factory=list)

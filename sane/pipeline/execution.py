@@ -48,7 +48,7 @@ async def tolerance_of(ctx: RunContext, name: str, target: Target, sample: list[
         sample,
         ctx.spec.output,
         floor=ctx.execution.tolerance_floor,
-        spread_fraction=ctx.execution.tolerance_spread,
+        spread_share=ctx.execution.tolerance_spread,
         timeout_s=timeout_of(ctx, name),
     )
     ctx.store.put_tolerance(name, estimate.model_dump(mode="json"))

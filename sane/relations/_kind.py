@@ -29,10 +29,10 @@ NOISE_K = 2.0
 
 
 def tolerance_for(
-    noise_std: float, floor: float, spread: float = 0.0, spread_fraction: float = 0.0
+    noise_std: float, floor: float, spread: float = 0.0, spread_share: float = 0.0
 ) -> float:
     """The least change a relation check counts as a move: the largest of ``NOISE_K``
-    standard deviations of the target's measured repeat-run noise, ``spread_fraction`` of
+    standard deviations of the target's measured repeat-run noise, ``spread_share`` of
     its own spread of scores (the standard deviation of its normalised scores over the
     suite's examples), and the absolute ``floor``.
 
@@ -43,7 +43,7 @@ def tolerance_for(
     the 0-1 range) failed the narrow metrics' every small, consistent move and ranked them
     unlike people (docs/statistics.md). A deterministic target has no noise: its tolerance
     is the larger of the other two."""
-    return max(floor, spread_fraction * spread, NOISE_K * noise_std)
+    return max(floor, spread_share * spread, NOISE_K * noise_std)
 
 
 _RANGE_SLACK = 1e-6

@@ -136,8 +136,8 @@ def tolerance_sensitivity(context: ReportContext) -> ToleranceSensitivity | None
     stored = {n: context.default_scores[n].value for n in candidates}
     snapshot = context.snapshot
     run_floors = {f for n, f in snapshot.tolerance_floors.items() if n in candidates}
-    run_shares = {snapshot.tolerance_spreads.get(n, 0.0) for n in candidates}
-    own = {(snapshot.tolerance_floors[n], snapshot.tolerance_spreads.get(n, 0.0))
+    run_shares = {snapshot.spread_shares.get(n, 0.0) for n in candidates}
+    own = {(snapshot.tolerance_floors[n], snapshot.spread_shares.get(n, 0.0))
            for n in candidates if n in snapshot.tolerance_floors}  # fmt: skip
     bars = {(f, 0.0) for f in FLOORS} | {(0.0, s) for s in SPREAD_SHARES} | own
     rows = []

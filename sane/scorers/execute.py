@@ -47,7 +47,7 @@ class ToleranceEstimate(BaseModel):
     # the share of it the tolerance is at least (sane.relations.tolerance_for); 0 in a suite
     # executed before the spread counted
     spread: float = 0.0
-    spread_fraction: float = 0.0
+    spread_share: float = 0.0
 
 
 def _one_line(text: str) -> str:
@@ -220,10 +220,10 @@ async def estimate_tolerance(
     *,
     repeats: int = 3,
     floor: float = 0.0,
-    spread_fraction: float = 0.1,
+    spread_share: float = 0.1,
     timeout_s: float,
 ) -> ToleranceEstimate:
-    """Tolerance = max(floor, spread_fraction * the std of the records' mean normalised
+    """Tolerance = max(floor, spread_share * the std of the records' mean normalised
     scores, NOISE_K * pooled std of normalised repeat scores) (`sane.relations.tolerance_for`).
 
     Records whose scoring fails are skipped and counted; if every one fails the
@@ -263,13 +263,13 @@ async def estimate_tolerance(
     noise = math.sqrt(math.fsum(variances) / len(variances))
     spread = statistics.pstdev(means)
     return ToleranceEstimate(
-        tolerance=tolerance_for(noise, floor, spread, spread_fraction),
+        tolerance=tolerance_for(noise, floor, spread, spread_share),
         noise_std=noise,
         floor=floor,
         samples=len(variances),
         errors=len(failures),
         spread=spread,
-        spread_fraction=spread_fraction,
+        spread_share=spread_share,
     )
 
 

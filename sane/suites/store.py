@@ -659,7 +659,7 @@ class SuiteStore:
             noise=_numbers(estimates, "noise_std"),
             tolerance_floors=_numbers(estimates, "floor"),
             spreads=_numbers(estimates, "spread"),
-            tolerance_spreads=_numbers(estimates, "spread_fraction"),
+            spread_shares=_numbers(estimates, "spread_share"),
             executions=executions,
             calls=self.calls(),
             errors=self.errors(),

@@ -319,7 +319,7 @@ async def test_tolerance_from_repeat_noise() -> None:
     assert estimate.noise_std == pytest.approx(0.1)
     assert estimate.tolerance == pytest.approx(0.2)
     assert (estimate.samples, estimate.errors, estimate.floor) == (2, 0, 0.0)
-    assert estimate.spread == 0.0 and estimate.spread_fraction == 0.1  # both records mean 0.5
+    assert estimate.spread == 0.0 and estimate.spread_share == 0.1  # both records mean 0.5
 
 
 async def test_tolerance_scales_with_the_targets_own_spread() -> None:
@@ -333,7 +333,7 @@ async def test_tolerance_scales_with_the_targets_own_spread() -> None:
     assert estimate.spread == pytest.approx(spread) and estimate.noise_std == 0.0
     assert estimate.tolerance == pytest.approx(0.1 * spread)
     wider = await estimate_tolerance(
-        target, records, OutputContract(), spread_fraction=0.5, timeout_s=TIMEOUT
+        target, records, OutputContract(), spread_share=0.5, timeout_s=TIMEOUT
     )
     assert wider.tolerance == pytest.approx(0.5 * spread)
     floored = await estimate_tolerance(
