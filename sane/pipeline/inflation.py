@@ -16,7 +16,7 @@ from sane.manipulations import (
     search_exploits,
 )
 from sane.pipeline._runtime import RunContext, no_progress, run_all
-from sane.pipeline.execution import TOLERANCE_SAMPLE, timeout_of, tolerance_of
+from sane.pipeline.execution import TOLERANCE_SAMPLE, ToleranceSample, timeout_of, tolerance_of
 from sane.records import Stage
 from sane.scorers.base import Target
 from sane.scorers.execute import normalise, score_variants
@@ -36,7 +36,7 @@ async def search_inflation(ctx: RunContext) -> dict[str, SearchResult]:
     catalogue = load_catalogue()
     stored = {r.target: r for r in ctx.store.inflation()}
     results: dict[str, SearchResult] = {}
-    sample = ctx.examples[:TOLERANCE_SAMPLE]
+    sample = ToleranceSample.from_examples(ctx.examples[:TOLERANCE_SAMPLE], ctx.examples)
 
     async def one(item: tuple[str, Target]) -> None:
         name, target = item
