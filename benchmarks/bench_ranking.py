@@ -365,8 +365,8 @@ def show(name: str, result: dict, human: dict[str, float]) -> None:
 def floor_sensitivity(name: str, suite: Path, human: dict[str, float]) -> dict[str, dict]:
     """The report's `tolerance_sensitivity` (every case checked again, from its stored
     scores, under each tolerance bar: an absolute floor or a share of each target's spread
-    of scores, the least change a relation check counts as a move) against human agreement: how much the ranking's agreement with people rests on
-    that bar."""
+    of scores, the least change a relation check counts as a move) against human agreement:
+    how much the ranking's agreement with people rests on that bar."""
     from sane import api
     from sane.stats import rank_correlation
 

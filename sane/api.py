@@ -417,14 +417,17 @@ def _under_this_bar(
     executed before the spread was measured stored none: such a target runs again (a
     judge's calls come back from the cache)."""
     wanted = (config.tolerance_floor, config.tolerance_spread)
-    spec = store.spec()
+    other = {
+        name: stored
+        for name, stored in store.tolerances().items()
+        if name in chosen and stored.get("floor") is not None and _bar_of(stored) != wanted
+    }
+    if not other:
+        return
+    higher = store.spec().output.higher_is_better
     recipes = {r.id: r for r in store.recipes()}
-    for name, stored in store.tolerances().items():
-        if name not in chosen or stored.get("floor") is None:
-            continue
-        previous = (float(stored["floor"]), float(stored.get("spread_share", 0.0)))
-        if previous == wanted:
-            continue
+    for name, stored in other.items():
+        previous = _bar_of(stored)
         was = f"{name}: its results were checked with tolerance floor {previous[0]:g} and "
         was += f"spread share {previous[1]:g}"
         if "spread" not in stored:
@@ -433,7 +436,6 @@ def _under_this_bar(
             continue
         noise, spread = float(stored["noise_std"]), float(stored["spread"])
         tolerance = tolerance_for(noise, wanted[0], spread, wanted[1])
-        higher = spec.output.higher_is_better
         results = [
             record.checked_under(recipes[record.recipe_id].relation, tolerance, higher)
             for record in store.executions(name)
@@ -443,6 +445,12 @@ def _under_this_bar(
         store.checked_again(name, results, stored | bar)
         notice(f"{was}; checked again from its stored scores with {wanted[0]:g} and "
                f"{wanted[1]:g} (no call)")  # fmt: skip
+
+
+def _bar_of(estimate: dict[str, Any]) -> tuple[float, float]:
+    """The (floor, spread share) a stored tolerance estimate was set under (no share before
+    the spread counted)."""
+    return float(estimate["floor"]), float(estimate.get("spread_share", 0.0))
 
 
 class Executions(list[ExecutionRecord]):

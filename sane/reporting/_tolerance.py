@@ -135,8 +135,6 @@ def tolerance_sensitivity(context: ReportContext) -> ToleranceSensitivity | None
         return None
     stored = {n: context.default_scores[n].value for n in candidates}
     snapshot = context.snapshot
-    run_floors = {f for n, f in snapshot.tolerance_floors.items() if n in candidates}
-    run_shares = {snapshot.spread_shares.get(n, 0.0) for n in candidates}
     own = {(snapshot.tolerance_floors[n], snapshot.spread_shares.get(n, 0.0))
            for n in candidates if n in snapshot.tolerance_floors}  # fmt: skip
     bars = {(f, 0.0) for f in FLOORS} | {(0.0, s) for s in SPREAD_SHARES} | own
@@ -166,8 +164,8 @@ def tolerance_sensitivity(context: ReportContext) -> ToleranceSensitivity | None
             )
         )
     return ToleranceSensitivity(
-        run_floors=sorted(run_floors),
-        run_spread_shares=sorted(run_shares),
+        run_floors=sorted({floor for floor, _ in own}),
+        run_spread_shares=sorted({share for _, share in own}),
         floors=rows,
         unchecked=sorted(set(by_target) - set(checked) - context.planted),
     )
