@@ -81,12 +81,15 @@ INTERVAL_MEANING = (
     "bootstrap collapses to a point (0/n or n/n passed)"
 )
 TOLERANCE_MEANING = (
-    "Tolerance: the score change a relation must exceed, in normalised units: the largest of "
-    "a share of the target's own spread of scores over the examples (--tolerance-spread, a "
-    "tenth by default), "
-    "the floor (--tolerance-floor, 0 by default) and twice the standard deviation of its "
-    "scores when the same text is scored again, so that a judge's own noise is never a fault "
-    "and a narrow scorer's small moves count as moves"
+    "Tolerance: the least score change that counts as a move, on the 0-1 normalised scale: "
+    "the largest of a share of the standard deviation of the target's scores over the "
+    "suite's examples (--tolerance-spread, 0.1 by default), a floor (--tolerance-floor, 0 by "
+    "default) and twice the standard deviation of its scores when the same text is scored "
+    "again (0 for a deterministic scorer). A relation that needs a move (a decrease) faults "
+    "unless the score moves that way by more than the tolerance; one that needs none (an "
+    "invariance) faults when the score moves either way by more than it (a change equal to "
+    "it is within it). So a judge's own noise is seldom a fault, and a narrow scorer's "
+    "small, consistent moves count as moves"
 )
 
 
