@@ -462,6 +462,9 @@ class SuiteSnapshot(Record):
     # its tolerance was set to at least (both absent in a suite executed before they counted)
     spreads: dict[str, float] = Field(default_factory=dict)
     spread_shares: dict[str, float] = Field(default_factory=dict)
+    # each target's median normalised score over those examples (absent where not measured):
+    # the level at which its level cases are classed (sane.relations.discriminates)
+    levels: dict[str, float] = Field(default_factory=dict)
     executions: list[ExecutionRecord] = Field(default_factory=list)
     # the oracle models' qualifications (sane.qualification), one per model qualified
     qualifications: list[Qualification] = Field(default_factory=list)

@@ -582,9 +582,15 @@ def score_comparison_line(pair: ScoreComparison) -> str:
     verdict = (
         f"{pair.better}'s is significantly higher" if pair.better else "no significant difference"
     )
+    apart = (
+        f"; {pair.classed_apart} level case(s) left out: a scorer staying at one target's own "
+        "level would pass them, at the other's fail them"
+        if pair.classed_apart
+        else ""
+    )
     return (
         f"default score {_fmt(pair.score_a)} vs. {_fmt(pair.score_b)} on the {pair.cases} "
-        f"shared cases ({pair.discriminating_cases} discriminating); difference "
+        f"shared cases ({pair.discriminating_cases} discriminating{apart}); difference "
         f"{pair.difference:+.3f} {_fmt_ci(pair.difference_ci)} (95%, paired bootstrap); "
         f"sign-flip p = {_fmt(pair.p_value)} ({pair.p_method}), Holm-adjusted over the "
         f"ranking's pairs {_fmt(pair.p_adjusted)}: {verdict}"

@@ -203,23 +203,36 @@ NEVER_MOVING_LEVELS = tuple(i / 20 for i in range(21))
 """The levels at which `discriminates` scores every variant alike (0, 0.05, ..., 1)."""
 
 
-def discriminates(relation: Any, higher_is_better: bool = True) -> bool:
+def discriminates(
+    relation: Any,
+    higher_is_better: bool = True,
+    level: float | None = None,
+    tolerance: float = 0.0,
+) -> bool:
     """Whether a scorer that never moves can fail this relation: False where every variant
     scored alike passes it at every level of the output range (invariance, no increase / no
     decrease, a non-strict order such as `ordered`, `combined`, `repeatable`), True where
-    equal scores fail it (decrease, increase, `spans`) or pass it only at some levels, by
-    chance (`at_level`). Decided by the kind's own check on equal scores (two repeats, for
-    `repeatable`) at tolerance 0, so
-    a kind added later needs no entry here (issue 51: only such cases can rank a scorer
-    above one that never moves; `RelationKind.changes_score` answers another question, the
-    no-op guard's, and `ordered` and `combined` change the score yet pass ties)."""
+    equal scores fail it (decrease, increase, `spans`) or pass it only at some levels
+    (`at_level`). Decided by the kind's own check on equal scores (two repeats, for
+    `repeatable`), so a kind added later needs no entry here (issue 51: only such cases can
+    rank a scorer above one that never moves; `RelationKind.changes_score` answers another
+    question, the no-op guard's, and `ordered` and `combined` change the score yet pass ties).
+
+    With ``level`` (a target's own median normalised score, `ToleranceEstimate.level`) the
+    question is asked of one scorer: the one that never moves from that level, checked under
+    the target's ``tolerance``. A level case then discriminates only where the target would
+    fail it by staying where it sits: "a fully unfaithful summary scores low" is no evidence
+    that a metric reads, where the metric scores every summary low (ROUGE-L against a long
+    source did, at 0.03-0.18), and counting it as such gave a scorer that never moves, at a
+    low level, more than the 0.5 the default score promises it."""
     roles = relation.roles()
+    levels = NEVER_MOVING_LEVELS if level is None else (level,)
     return not all(
         check_relation(
-            relation, {role: [level] * 2 for role in roles}, 0.0, higher_is_better
+            relation, {role: [at] * 2 for role in roles}, tolerance, higher_is_better
         ).verdict
         is Verdict.passed
-        for level in NEVER_MOVING_LEVELS
+        for at in levels
     )
 
 

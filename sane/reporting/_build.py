@@ -866,6 +866,7 @@ class ReportContext:
         self.boot = _Bootstrap(n_resamples=n_resamples, seed=self.seed)
         self.recipes = {recipe.id: recipe for recipe in snapshot.recipes}
         self.cases = {case.id: case for case in snapshot.cases}
+        self._discriminating: dict[tuple[str, str, float], bool] = {}
 
     @cached_property
     def validity(self) -> _Validity:
@@ -887,9 +888,13 @@ class ReportContext:
         """The counted executions of the user's targets (the planted controls' apart)."""
         return [e for e in self.counted[0] if e.target not in self.planted]
 
-    @cached_property
-    def discriminating(self) -> dict[str, bool]:
-        return discriminating(self)
+    def discriminating(self, recipe_id: str, target: str, tolerance: float) -> bool:
+        """`sane.reporting._planted.discriminating`, asked once per recipe, target and bar
+        (the tolerance section asks again under every bar)."""
+        key = (recipe_id, target, tolerance)
+        if key not in self._discriminating:
+            self._discriminating[key] = discriminating(self, recipe_id, target, tolerance)
+        return self._discriminating[key]
 
     @cached_property
     def case_outcomes(self) -> dict[str, list[CaseOutcome]]:

@@ -69,9 +69,10 @@ class PlantedTargets(Record):
 
 
 def outcomes_of(runs: list[ExecutionRecord], context: ReportContext) -> list[CaseOutcome]:
-    """The judged cases of `runs` as the default score reads them (errors left out)."""
+    """The judged cases of `runs` as the default score reads them (errors left out), each
+    classed for its own target, at that target's level and under the tolerance its verdict
+    was checked under (`discriminating`)."""
     found = []
-    telling = context.discriminating
     for execution in runs:
         if execution.verdict is Verdict.error:
             continue
@@ -81,18 +82,27 @@ def outcomes_of(runs: list[ExecutionRecord], context: ReportContext) -> list[Cas
                 family=recipe.id,
                 requirement=recipe.requirement.value,
                 passed=execution.verdict is Verdict.passed,
-                discriminating=telling[recipe.id],
+                discriminating=context.discriminating(
+                    recipe.id, execution.target, execution.tolerance
+                ),
                 case=execution.case_id,
             )
         )
     return found
 
 
-def discriminating(context: ReportContext) -> dict[str, bool]:
-    """recipe id -> whether a scorer that never moves can fail its relation
-    (`sane.relations.discriminates`), for every recipe of the suite."""
-    higher_is_better = context.snapshot.spec.output.higher_is_better
-    return {r.id: discriminates(r.relation, higher_is_better) for r in context.snapshot.recipes}
+def discriminating(context: ReportContext, recipe_id: str, target: str, tolerance: float) -> bool:
+    """Whether a scorer that never moves can fail the recipe's relation
+    (`sane.relations.discriminates`): one that never moves from the target's own level, where
+    the suite stores it, else one at any level. Only a level case's answer depends on the
+    target; where two targets' answers differ, a paired test leaves the case out
+    (sane.stats._balanced_comparison)."""
+    return discriminates(
+        context.recipes[recipe_id].relation,
+        context.snapshot.spec.output.higher_is_better,
+        level=context.snapshot.levels.get(target),
+        tolerance=tolerance,
+    )
 
 
 def case_outcomes(context: ReportContext) -> dict[str, list[CaseOutcome]]:

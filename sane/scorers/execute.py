@@ -48,6 +48,10 @@ class ToleranceEstimate(BaseModel):
     # executed before the spread counted
     spread: float = 0.0
     spread_share: float = 0.0
+    # the median of those scores: where the target sits when nothing is changed, the level a
+    # scorer that never moves from it would answer every variant with (sane.relations.
+    # discriminates; None in a suite executed before it was measured)
+    level: float | None = None
 
 
 def _one_line(text: str) -> str:
@@ -270,6 +274,7 @@ async def estimate_tolerance(
         errors=len(failures),
         spread=spread,
         spread_share=spread_share,
+        level=statistics.median(means),
     )
 
 

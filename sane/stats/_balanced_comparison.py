@@ -30,6 +30,11 @@ discordant cases (one target passes, the other fails) move D.
   rank is 1 + the number of targets whose default score is significantly higher
   (sane.stats._comparison.significance_ranks).
 
+A case is classed for each target (a level case, `at_level`, discriminates for a target only
+where it would fail it by staying at its own level: sane.relations.discriminates); a shared
+case the two targets class apart has no one weight in D, and is left out of the comparison
+(counted in ``classed_apart``).
+
 Undefined (no p-value, with a note) where the two targets share no judged case, or no case a
 scorer that never moves fails: there the default score itself is undefined.
 """
@@ -57,7 +62,8 @@ class ScoreComparison(SidedComparison):
 
     a: str
     b: str
-    cases: int = 0  # judged by both
+    cases: int = 0  # judged by both and classed alike for both (compared)
+    classed_apart: int = 0  # judged by both, classed apart (a level case): left out
     discriminating_cases: int = 0  # of those, the ones a scorer that never moves fails
     only_a_passes: int = 0
     only_b_passes: int = 0
@@ -166,9 +172,12 @@ def balanced_comparison(
 ) -> ScoreComparison:
     """``a`` against ``b`` on the cases both judged (paired by ``CaseOutcome.case``)."""
     by_case = {o.case: o for o in b_outcomes}
-    pairs = [(o, by_case[o.case]) for o in a_outcomes if o.case in by_case]
+    shared_cases = [(o, by_case[o.case]) for o in a_outcomes if o.case in by_case]
+    pairs = [(x, y) for x, y in shared_cases if x.discriminating == y.discriminating]
+    apart = len(shared_cases) - len(pairs)
     if not pairs:
-        return ScoreComparison(a=a, b=b, note="no case judged by both")
+        note = "no case judged by both" if not shared_cases else "no shared case classed alike"
+        return ScoreComparison(a=a, b=b, classed_apart=apart, note=note)
     shared: _Shared = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for mine, theirs in sorted(pairs, key=lambda p: p[0].case):
         shared[mine.discriminating][mine.requirement][mine.family].append(
@@ -176,6 +185,7 @@ def balanced_comparison(
         )
     base = {
         "cases": len(pairs),
+        "classed_apart": apart,
         "discriminating_cases": sum(o.discriminating for o, _ in pairs),
         "only_a_passes": sum(x.passed and not y.passed for x, y in pairs),
         "only_b_passes": sum(y.passed and not x.passed for x, y in pairs),

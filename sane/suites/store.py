@@ -660,6 +660,7 @@ class SuiteStore:
             tolerance_floors=_numbers(estimates, "floor"),
             spreads=_numbers(estimates, "spread"),
             spread_shares=_numbers(estimates, "spread_share"),
+            levels=_numbers(estimates, "level"),
             executions=executions,
             calls=self.calls(),
             errors=self.errors(),

@@ -203,3 +203,22 @@ def test_a_band_that_covers_the_whole_range_does_not_discriminate() -> None:
     whole = _relation({"kind": "at_level", "low": 0.0, "high": 1.0})
     assert not discriminates(whole)
     assert discriminates(_relation({"kind": "at_level", "low": 0.0, "high": 0.99}))
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_at_a_targets_own_level_only_a_band_depends_on_where_it_sits(name: str) -> None:
+    """Asked of the scorer that never moves from one level, a kind that fails equal scores
+    fails them there too, one that passes them passes them there too; a band discriminates
+    only where the level (give or take the tolerance) falls outside it."""
+    from sane.relations import discriminates
+
+    relation = _relation(ROWS[name][0])
+    if name != "at_level":
+        for level in (0.0, 0.37, 1.0):
+            assert discriminates(relation, level=level, tolerance=0.02) is DISCRIMINATES[name]
+        return
+    band = _relation({"kind": "at_level", "low": 0.0, "high": 0.3})
+    assert not discriminates(band, level=0.1)  # sits in it: passes without moving
+    assert discriminates(band, level=0.8)  # must move into it
+    assert not discriminates(band, level=0.31, tolerance=0.02)  # within the tolerance
+    assert discriminates(band, level=0.31, tolerance=0.0)

@@ -140,3 +140,39 @@ def test_a_judge_the_default_score_shows_better_than_the_planted_constant_is_not
     report = build_report(snapshot.model_copy(update={"targets": planted}))
     assert report.targets["judge"].pass_rate < 0.8  # below the constant by pass rate
     assert report.planted_targets.not_shown_better == ["sloppy"]
+
+
+def test_a_scorer_that_never_moves_gets_one_half_at_its_own_level_whatever_the_level_cases(kit):
+    """A level case ("a fully unfaithful summary scores in [0, 0.3]") is passed by a scorer that
+    never moves from a low level: it is evidence of moving only for a target that sits outside
+    the band. Classed at any level, it gave such a scorer 0.75, above a judge that reads."""
+    band = {"kind": "at_level", "variant": "original", "low": 0.0, "high": 0.3}
+    plans = [
+        kit.Plan("dec", Y, [(Y, Y)] * CASES, capability="cap-m"),
+        kit.Plan("inv", Y, [(Y, Y)] * CASES, requirement="robustness",
+                 relation={"kind": "invariant"}, capability="cap-r"),
+        kit.Plan("low", Y, [(Y, Y)] * CASES, requirement="calibration", relation=band,
+                 capability="cap-c"),
+    ]  # fmt: skip
+    verdicts = {  # target -> family -> cases passed
+        "stuck-low": {"dec": 0, "inv": CASES, "low": CASES},  # 0.1 on every text
+        "judge": {"dec": 8, "inv": 8, "low": 6},  # scores the examples as given at 0.8
+    }
+    runs = [
+        kit.run(target, f"{family}/{case}", "pass" if case < passed else "fault")
+        for target, by_family in verdicts.items()
+        for family, passed in by_family.items()
+        for case in range(CASES)
+    ]
+    at_any_level = kit.snapshot(plans, runs, cases_per_recipe=CASES)
+    before = {e.target: e.default_score for e in build_report(at_any_level).ranking}
+    assert before == {"stuck-low": 0.75, "judge": ((0.8 + 0.6) / 2 + 0.8) / 2}
+
+    at_own_level = at_any_level.model_copy(update={"levels": {"stuck-low": 0.1, "judge": 0.8}})
+    report = build_report(at_own_level)
+    entries = {e.target: e for e in report.ranking}
+    assert entries["stuck-low"].default_score == 0.5  # moves 0 (dec), holds 1 (inv, low)
+    assert entries["judge"].default_score == before["judge"]  # outside the band: as before
+    assert [e.target for e in report.ranking] == ["judge", "stuck-low"]
+    (pair,) = report.default_score_comparisons
+    assert (pair.classed_apart, pair.cases) == (CASES, 2 * CASES)  # the level cases left out

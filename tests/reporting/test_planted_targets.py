@@ -93,9 +93,10 @@ def test_cases_a_constant_scorer_passes_are_told_by_the_relation_not_by_its_kind
         snapshot=SimpleNamespace(
             spec=SimpleNamespace(output=SimpleNamespace(higher_is_better=True)),
             recipes=list(recipes.values()),
+            levels={},
         ),
     )
-    context.discriminating = discriminating(context)
+    context.discriminating = lambda *args: discriminating(context, *args)
     runs = [
         ExecutionRecord(target="t", case_id=rid, recipe_id=rid, scores={}, tolerance=0.0,
                         verdict=Verdict.passed)

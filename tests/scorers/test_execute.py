@@ -324,7 +324,8 @@ async def test_tolerance_from_repeat_noise() -> None:
 
 async def test_tolerance_scales_with_the_targets_own_spread() -> None:
     """A deterministic target's bar is a share of the standard deviation of its scores over
-    the records (0.2, 0.4, 0.6, 0.8 -> 0.2236), or the floor where that is larger."""
+    the records (0.2, 0.4, 0.6, 0.8 -> 0.2236), or the floor where that is larger; its level
+    is their median."""
     levels = {"a": 0.2, "b": 0.4, "c": 0.6, "d": 0.8}
     target = CountingTarget(deterministic=True, values=lambda text, repeat: levels[text])
     records = [{"summary": text} for text in levels]
@@ -332,6 +333,7 @@ async def test_tolerance_scales_with_the_targets_own_spread() -> None:
     estimate = await estimate_tolerance(target, records, OutputContract(), timeout_s=TIMEOUT)
     assert estimate.spread == pytest.approx(spread) and estimate.noise_std == 0.0
     assert estimate.tolerance == pytest.approx(0.1 * spread)
+    assert estimate.level == pytest.approx(0.5)
     wider = await estimate_tolerance(
         target, records, OutputContract(), spread_share=0.5, timeout_s=TIMEOUT
     )
