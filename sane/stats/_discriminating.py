@@ -11,14 +11,18 @@ random passes about half of those, and ranked first of ten by that score on both
 `benchmarks/bench_ranking.py`.
 
 So the cases fall in two classes, decided by the relation itself
-(`sane.relations.discriminates`: does a scorer that gives every variant the same score, at
-any level, fail it?):
+(`sane.relations.discriminates`: does a scorer that gives every variant the same score fail
+it?):
 
-- **moves**: the case needs the scores to differ (decrease, increase, `spans`) or passes a
-  constant only by chance (`at_level`); a scorer that never moves fails it;
-- **holds**: every scorer that never moves passes it (invariance, no increase / no decrease,
+- **moves**: the case needs the scores to differ (decrease, increase, `spans`); a scorer that
+  never moves fails it;
+- **holds**: a scorer that never moves passes it (invariance, no increase / no decrease,
   `ordered` and `combined`, which pass ties, `repeatable`); a scorer that moves at random
   fails it often.
+
+A level case (`at_level`) is passed by a scorer that never moves only where its level lies in
+the band, so the caller classes it for each target, at the target's own level
+(sane.reporting._planted.discriminating): `CaseOutcome.discriminating` is per target.
 
 Within each class every requirement weighs evenly and every family (recipe) evenly within its
 requirement, so one large family does not decide the rank; the score is the mean of the two
