@@ -176,3 +176,8 @@ def test_a_scorer_that_never_moves_gets_one_half_at_its_own_level_whatever_the_l
     assert [e.target for e in report.ranking] == ["judge", "stuck-low"]
     (pair,) = report.default_score_comparisons
     assert (pair.classed_apart, pair.cases) == (CASES, 2 * CASES)  # the level cases left out
+    from sane.cli._report import score_comparison_line
+
+    said = f"{CASES} level case(s) left out"
+    assert said in score_comparison_line(pair)
+    assert f"{CASES} level cases left out" in html.unescape(render_html(report))
