@@ -6,11 +6,15 @@
   profiles (mean normalised score change per requirement; behavioral-correctness paper,
   section 3.6: ``MAE_assump(M) = mean_a |Delta_a^(A)(M) - Delta_a^(B)(M)|``). The MAE of the
   per-requirement pass rates is given next to it.
-- **Pairs**: per pair of targets rated in both suites, does one still beat the other: its
-  paired test (McNemar exact, Holm-adjusted) in each suite and "A beats B in both suites /
-  only in one / in neither". Defined from two targets on, where rank agreement is not.
-- **Rankings**: Kendall's tau-b (and Spearman's rho) between the two suites' pass rates
-  over their common targets, with bootstrap intervals.
+- **Pairs**: per pair of targets rated in both suites, does one still beat the other: the
+  test the ranking's ranks rest on (the paired sign-flip test of default scores,
+  Holm-adjusted: sane.stats._balanced_comparison) in each suite and "A beats B in both
+  suites / only in one / in neither"; the pass rates' McNemar test and its verdict beside.
+  Defined from two targets on, where rank agreement is not.
+- **Rankings**: Kendall's tau-b (and Spearman's rho) between the two suites' default scores
+  (what the ranking is ordered by) over their common targets, with bootstrap intervals; the
+  same between their pass rates beside. A conclusion that reproduces is the ranking's, so
+  the default score leads: the pass rate is the score a scorer that never moves can win.
 - **Recipes**: how many aligned recipes of one suite have a counterpart in the other, a
   counterpart being the most similar recipe when its similarity reaches a threshold.
   Similarity is the cosine of all-MiniLM-L6-v2 sentence embeddings of
@@ -21,6 +25,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -35,11 +40,15 @@ from sane.stats import (
     PairedComparison,
     ProfileDistance,
     RankCorrelation,
+    ScoreComparison,
     profile_mae,
     rank_correlation,
 )
 from sane.suites.store import SuiteStore
 from sane.validators.families import aligned_recipe_ids
+
+# a paired test of two targets in one suite: default scores (the ranks') or pass rates
+Comparison = PairedComparison | ScoreComparison
 
 
 class SuiteSide(Record):
@@ -52,12 +61,14 @@ class SuiteSide(Record):
 
 
 class TargetReproducibility(Record):
-    """One target's profile distance between the suites."""
+    """One target's profile distance between the suites, and its scores in each."""
 
     profile: ProfileDistance
     pass_rate_profile: ProfileDistance
     pass_rate_a: float | None = None
     pass_rate_b: float | None = None
+    default_score_a: float | None = None
+    default_score_b: float | None = None
 
 
 class RecipeMatch(Record):
@@ -83,14 +94,19 @@ class RecipeMatching(Record):
 
 
 class PairReproduction(Record):
-    """Does one target still beat another? The paired test of the two in each suite (seen
-    from `a`: a positive difference is `a` passing more often) and the verdict in words."""
+    """Does one target still beat another? The test the ranking's ranks rest on (default
+    scores, paired sign-flip) in each suite, seen from `a` (a positive difference is `a`
+    scoring higher), and the verdict in words; the pass rates' McNemar test and its verdict
+    beside."""
 
     a: str
     b: str
-    in_a: PairedComparison | None = None  # the pair in suite A
-    in_b: PairedComparison | None = None  # the pair in suite B
+    in_a: ScoreComparison | None = None  # the pair's default scores in suite A
+    in_b: ScoreComparison | None = None  # in suite B
     verdict: str
+    pass_rate_in_a: PairedComparison | None = None  # the pair's pass rates in suite A
+    pass_rate_in_b: PairedComparison | None = None
+    pass_rate_verdict: str = ""
 
 
 class SuiteComparison(Record):
@@ -101,7 +117,10 @@ class SuiteComparison(Record):
     mean_profile_mae: float | None = None
     # per pair of targets rated in both suites: does the one still beat the other
     pairs: list[PairReproduction] = Field(default_factory=list)
+    # the two suites' default scores (the ranking's order) over their common targets, and
+    # their pass rates
     ranking_agreement: RankCorrelation
+    pass_rate_agreement: RankCorrelation
     recipes: RecipeMatching
     only_in_a: list[str] = Field(default_factory=list)
     only_in_b: list[str] = Field(default_factory=list)
@@ -162,15 +181,13 @@ def match_recipes(a: list[Recipe], b: list[Recipe], method: str = "auto") -> Rec
 # ------------------------------------------------------------------ comparison
 
 
-def _pair(comparisons: list[PairedComparison], a: str, b: str) -> PairedComparison | None:
+def _pair(comparisons: Sequence[Comparison], a: str, b: str) -> Comparison | None:
     """The report's paired test of `a` and `b`, seen from `a` (None: never tested)."""
     found = next((c for c in comparisons if {c.a, c.b} == {a, b}), None)
     return None if found is None else found.seen_from(a)
 
 
-def pair_verdict(
-    a: str, b: str, in_a: PairedComparison | None, in_b: PairedComparison | None
-) -> str:
+def pair_verdict(a: str, b: str, in_a: Comparison | None, in_b: Comparison | None) -> str:
     """ "A beats B in both suites / only in suite A / in neither", from each suite's paired
     test (significant after Holm's correction); opposite winners are said as such."""
     missing = [side for side, c in (("A", in_a), ("B", in_b)) if c is None or not c.cases]
@@ -198,13 +215,34 @@ def pair_reproductions(
     pairs = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            in_a, in_b = _pair(report_a.comparisons, a, b), _pair(report_b.comparisons, a, b)
+            in_a = _pair(report_a.default_score_comparisons, a, b)
+            in_b = _pair(report_b.default_score_comparisons, a, b)
+            rate_a, rate_b = _pair(report_a.comparisons, a, b), _pair(report_b.comparisons, a, b)
             pairs.append(
                 PairReproduction(
-                    a=a, b=b, in_a=in_a, in_b=in_b, verdict=pair_verdict(a, b, in_a, in_b)
+                    a=a,
+                    b=b,
+                    in_a=in_a,
+                    in_b=in_b,
+                    verdict=pair_verdict(a, b, in_a, in_b),
+                    pass_rate_in_a=rate_a,
+                    pass_rate_in_b=rate_b,
+                    pass_rate_verdict=pair_verdict(a, b, rate_a, rate_b),
                 )
             )
     return pairs
+
+
+def _default_score(report: Report, name: str) -> float | None:
+    score = report.default_scores.get(name)
+    return None if score is None else score.value
+
+
+def _scored(report: Report, names: set[str]) -> dict[str, float]:
+    """The default scores of `names` (candidates, never the planted null scorers), where
+    defined."""
+    scores = {n: _default_score(report, n) for n in names}
+    return {n: v for n, v in scores.items() if v is not None}
 
 
 def _aligned(snapshot: SuiteSnapshot) -> list[Recipe]:
@@ -263,6 +301,8 @@ def compare_snapshots(
             ),
             pass_rate_a=ta.pass_rate,
             pass_rate_b=tb.pass_rate,
+            default_score_a=_default_score(report_a, name),
+            default_score_b=_default_score(report_b, name),
         )
     maes = [t.profile.mae for t in targets.values() if t.profile.mae is not None]
     return SuiteComparison(
@@ -273,6 +313,12 @@ def compare_snapshots(
         mean_profile_mae=float(np.mean(maes)) if maes else None,
         pairs=pair_reproductions(report_a, report_b, sorted(rated_a & rated_b)),
         ranking_agreement=rank_correlation(
+            _scored(report_a, rated_a),
+            _scored(report_b, rated_b),
+            n_resamples=n_resamples,
+            seed=seed,
+        ),
+        pass_rate_agreement=rank_correlation(
             {n: report_a.targets[n].pass_rate for n in rated_a},  # type: ignore[misc]
             {n: report_b.targets[n].pass_rate for n in rated_b},  # type: ignore[misc]
             n_resamples=n_resamples,

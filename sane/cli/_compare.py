@@ -13,8 +13,8 @@ from rich.table import Table
 from sane.cli._common import app, errors_to_exit_codes, out, say
 
 if TYPE_CHECKING:
-    from sane.analyses.reproducibility import SuiteComparison
-    from sane.stats import PairedComparison
+    from sane.analyses.reproducibility import Comparison, SuiteComparison
+    from sane.stats import RankCorrelation
 
 
 def _fmt(value: float | None) -> str:
@@ -36,6 +36,8 @@ def comparison_tables(result: SuiteComparison) -> list[Table]:
         "profile MAE",
         "pass-rate profile MAE",
         "requirements",
+        "default score A",
+        "default score B",
         "pass rate A",
         "pass rate B",
     ):
@@ -46,6 +48,8 @@ def comparison_tables(result: SuiteComparison) -> list[Table]:
             _fmt(target.profile.mae),
             _fmt(target.pass_rate_profile.mae),
             ", ".join(target.profile.requirements) or "-",
+            _fmt(target.default_score_a),
+            _fmt(target.default_score_b),
             _fmt(target.pass_rate_a),
             _fmt(target.pass_rate_b),
         )
@@ -53,14 +57,23 @@ def comparison_tables(result: SuiteComparison) -> list[Table]:
     tables = [profiles]
     if result.pairs:
         tables.append(pairs_table(result))
-    agreement = result.ranking_agreement
-    if agreement.kendall is not None or agreement.spearman is not None:
-        ranking = Table(title=f"Ranking agreement over {agreement.n} common targets")
-        for column in ("statistic", "value", "bootstrap 95% CI"):
+    scores = {"default score": result.ranking_agreement, "pass rate": result.pass_rate_agreement}
+    if any(_defined(agreement) for agreement in scores.values()):
+        ranking = Table(title="Ranking agreement over the common targets")
+        for column in ("score", "targets", "statistic", "value", "bootstrap 95% CI"):
             ranking.add_column(column)
-        ranking.add_row("Kendall tau-b", _fmt(agreement.kendall), _fmt_ci(agreement.kendall_ci))
-        ranking.add_row("Spearman rho", _fmt(agreement.spearman), _fmt_ci(agreement.spearman_ci))
-        ranking.caption = agreement.note
+        for score, agreement in scores.items():
+            n = str(agreement.n)
+            ranking.add_row(
+                score, n, "Kendall tau-b", _fmt(agreement.kendall), _fmt_ci(agreement.kendall_ci)
+            )
+            ranking.add_row(
+                "", "", "Spearman rho", _fmt(agreement.spearman), _fmt_ci(agreement.spearman_ci)
+            )
+        ranking.caption = (
+            "the default score orders each suite's ranking (a scorer that never moves gets 0.5 "
+            "on it); the pass rate beside"
+        )
         tables.append(ranking)
     recipes = result.recipes
     matching = Table(title=f"Aligned recipes with a counterpart ({recipes.method})")
@@ -76,8 +89,12 @@ def comparison_tables(result: SuiteComparison) -> list[Table]:
     return [*tables, matching]
 
 
-def _pair_cell(pair: PairedComparison | None) -> str:
-    """One suite's paired test of a pair: the difference of pass rates, its interval, Holm p."""
+def _defined(agreement: RankCorrelation) -> bool:
+    return agreement.kendall is not None or agreement.spearman is not None
+
+
+def _pair_cell(pair: Comparison | None) -> str:
+    """One suite's paired test of a pair: the difference, its interval, the Holm p."""
     if pair is None or pair.difference is None:
         return "-"
     return f"{pair.difference:+.3f} {_fmt_ci(pair.difference_ci)} p={_fmt(pair.p_adjusted)}"
@@ -86,15 +103,22 @@ def _pair_cell(pair: PairedComparison | None) -> str:
 def pairs_table(result: SuiteComparison) -> Table:
     """Does A still beat B? Per pair, each suite's paired test and the verdict."""
     table = Table(title="Does one target still beat another? (paired, on the cases both judged)")
-    for column in ("pair", "suite A: A - B [95% CI] Holm p", "suite B", "verdict"):
+    columns = ("pair", "suite A: default score A - B [95% CI] Holm p", "suite B", "verdict",
+               "by pass rate")  # fmt: skip
+    for column in columns:
         table.add_column(column)
     for pair in result.pairs:
         table.add_row(
-            f"{pair.a} vs. {pair.b}", _pair_cell(pair.in_a), _pair_cell(pair.in_b), pair.verdict
+            f"{pair.a} vs. {pair.b}",
+            _pair_cell(pair.in_a),
+            _pair_cell(pair.in_b),
+            pair.verdict,
+            pair.pass_rate_verdict,
         )
     table.caption = (
-        "beats: passes significantly more often on the cases both judged (McNemar exact test, "
-        "Holm-adjusted over the suite's pairs, 5%)"
+        "beats: a significantly higher default score on the cases both judged (paired "
+        "sign-flip test, Holm-adjusted over the suite's pairs, 5%: the test the ranking's ranks "
+        "rest on); by pass rate: McNemar's exact test, Holm-adjusted, 5%"
     )
     return table
 
@@ -102,7 +126,7 @@ def pairs_table(result: SuiteComparison) -> Table:
 def agreement_line(result: SuiteComparison) -> str | None:
     """Why rank agreement is not shown, where it is undefined (fewer than 3 targets)."""
     agreement = result.ranking_agreement
-    if agreement.kendall is not None or agreement.spearman is not None:
+    if _defined(agreement) or _defined(result.pass_rate_agreement):
         return None
     return f"rank agreement: not defined here ({agreement.note}); the pairs above answer it"
 

@@ -8,6 +8,7 @@ import html
 import io
 import json
 
+import pytest
 from rich.console import Console
 
 from sane.reporting import build_report, render_html, render_markdown
@@ -181,3 +182,26 @@ def test_a_scorer_that_never_moves_gets_one_half_at_its_own_level_whatever_the_l
     said = f"{CASES} level case(s) left out"
     assert said in score_comparison_line(pair)
     assert f"{CASES} level cases left out" in html.unescape(render_html(report))
+
+
+def test_compare_asks_whether_the_rankings_conclusion_reproduces_not_the_pass_rates(kit):
+    """`sane compare` reads each suite's ranking as the report orders it: by the default
+    score and the sign-flip test its ranks rest on; the pass rates' McNemar test beside.
+    Here the judge beats the constant by the default score in both suites, which McNemar
+    (20 passes against 19) cannot show, and the pass rates order the three the other way."""
+    from sane.analyses.reproducibility import compare_snapshots
+
+    targets = {"constant": (0, 0), "judge": (20, 19), "rival": (30, 15)}
+    a, b = _suite(kit, targets), _suite(kit, targets)
+    result = compare_snapshots(a, b, similarity="lexical", n_resamples=200)
+    (pair,) = [p for p in result.pairs if {p.a, p.b} == {"constant", "judge"}]
+    assert pair.verdict == "judge beats constant in both suites"
+    assert pair.pass_rate_verdict.startswith("neither")
+    assert pair.in_a.difference == pytest.approx(0.5 - 0.85)  # seen from "constant"
+    target = result.targets["judge"]
+    assert (target.default_score_a, target.pass_rate_a) == (0.85, 0.79)
+    assert result.ranking_agreement.kendall == pytest.approx(1.0)
+    scores = {n: t.default_score_a for n, t in result.targets.items()}
+    rates = {n: t.pass_rate_a for n, t in result.targets.items()}
+    assert sorted(scores, key=scores.get) == ["constant", "rival", "judge"]
+    assert sorted(rates, key=rates.get) == ["rival", "judge", "constant"]
