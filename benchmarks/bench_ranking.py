@@ -22,8 +22,13 @@ Suites:
   as the review page does (`sane.review.answer_question`). A question the file does not answer
   is printed (`--questions`) for a person to decide.
 - **strong** (b): derived by a strong model through the loopback bridge
-  (`../shared/tools/llm-loop-server.py`), replayed from the LLM cache at `--strong-cache`
-  (default `benchmarks/data/ranking_strong/cache.db`) when it exists; skipped otherwise.
+  (`../shared/tools/llm-loop-server.py`), replayed from the LLM cache at
+  `benchmarks/data/ranking_strong/cache.db` when it exists; skipped otherwise.
+- **strong_b**: derived again from the same spec, by other hands playing the strong model
+  (each answering from the requests' text alone, without the first recording), replayed
+  from `benchmarks/data/ranking_strong_b/cache.db`. With both, the last line's
+  ``"reproducibility"`` is `sane compare` of the two (`reproducibility` below): does the
+  ranking reproduce when the suite is derived again?
 
 For each suite and each ranking score (`pass_rate`, and `default_score`: the balanced
 accuracy over the cases a scorer that never moves fails and those it passes,
@@ -44,7 +49,8 @@ Suites are built afresh on every run.
     .venv/bin/python benchmarks/bench_ranking.py --quick        (offline, a minute or two)
     .venv/bin/python benchmarks/bench_ranking.py --questions    (the questions no label answers)
     .venv/bin/python benchmarks/bench_ranking.py --quick --record-strong   (while a strong model
-        answers ../shared/tools/llm-loop-server.py --port 8931: records the strong suite)
+        answers ../shared/tools/llm-loop-server.py --port 8931: records the strong suite;
+        --strong-cache benchmarks/data/ranking_strong_b/cache.db records strong_b)
 """
 
 from __future__ import annotations
@@ -64,7 +70,13 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 QAGS = ROOT.parent / "shared" / "data" / "qags"
 REVIEW = HERE / "data" / "ranking_review.json"
-STRONG_CACHE = HERE / "data" / "ranking_strong" / "cache.db"
+# two suites derived independently by a strong model from the same spec (each helper answered
+# from the requests' text alone, without the other's recording): a ranking is worth as much
+# as it reproduces when the suite is derived again
+STRONG_RECORDINGS = {
+    "strong": HERE / "data" / "ranking_strong" / "cache.db",
+    "strong_b": HERE / "data" / "ranking_strong_b" / "cache.db",
+}
 STRONG_MODEL, STRONG_BASE = "openai/strong", "http://127.0.0.1:8931/v1"
 
 CRITERION = (
@@ -390,13 +402,50 @@ def floor_sensitivity(name: str, suite: Path, human: dict[str, float]) -> dict[s
     return out
 
 
+def reproducibility(a: Path, b: Path) -> dict:
+    """`sane compare` of the two strong-model suites: does the ranking reproduce when the
+    suite is derived again? Rank agreement of their default scores (and pass rates) over the
+    candidates, the pairs one suite's ranking test separates and whether the other agrees,
+    and the recipes with a counterpart."""
+    from sane.analyses.reproducibility import compare_suites
+
+    result = compare_suites(a, b, similarity="lexical")
+    verdicts = [p.verdict for p in result.pairs]
+    separated = [v for v in verdicts if " beats " in v]
+    out = {
+        "kendall_default_score": result.ranking_agreement.kendall,
+        "spearman_default_score": result.ranking_agreement.spearman,
+        "spearman_default_score_ci": result.ranking_agreement.spearman_ci,
+        "kendall_pass_rate": result.pass_rate_agreement.kendall,
+        "spearman_pass_rate": result.pass_rate_agreement.spearman,
+        "pairs": len(verdicts),
+        "pairs_separated_in_both": sum(v.endswith("in both suites") for v in separated),
+        "pairs_separated_in_one": sum(" only in suite " in v for v in separated),
+        "pairs_disagreeing": sum(v.endswith("the suites disagree") for v in verdicts),
+        "recipes_with_counterpart": [result.recipes.a_fraction, result.recipes.b_fraction],
+    }
+    print(f"\n== reproducibility (sane compare {a.name} {b.name}): the default scores' "
+          f"Kendall {_fmt(out['kendall_default_score'])}, Spearman "
+          f"{_fmt(out['spearman_default_score'])} over {result.ranking_agreement.n} "
+          f"candidates (pass rates: {_fmt(out['kendall_pass_rate'])}, "
+          f"{_fmt(out['spearman_pass_rate'])}); of {out['pairs']} pairs the ranking's test "
+          f"separates {out['pairs_separated_in_both']} in both suites, "
+          f"{out['pairs_separated_in_one']} in one, and the suites disagree on "
+          f"{out['pairs_disagreeing']}; aligned recipes with a counterpart (lexical): "
+          f"{result.recipes.a_matched}/{result.recipes.a_total} and "
+          f"{result.recipes.b_matched}/{result.recipes.b_total}")  # fmt: skip
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="offline, no embedded models")
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "bench-ranking")
     parser.add_argument("--qags", type=Path, default=QAGS, help="folder of qags_*.json")
     parser.add_argument("--review", type=Path, default=REVIEW)
-    parser.add_argument("--strong-cache", type=Path, default=STRONG_CACHE)
+    parser.add_argument("--strong-cache", type=Path, default=STRONG_RECORDINGS["strong"],
+                        help="where --record-strong records (every recording in "
+                        "STRONG_RECORDINGS is replayed otherwise)")  # fmt: skip
     parser.add_argument("--examples", type=int, default=3, help="suite examples per QAGS set")
     parser.add_argument("--cases", type=int, default=4)
     parser.add_argument("--questions", action="store_true",
@@ -411,9 +460,9 @@ def main(argv: list[str] | None = None) -> int:
     spec = write_spec(args.out / "spec", examples, embedded=not args.quick)
     cache = args.out / "cache.db"
     person = args.out / "operators.db"
-    strong = args.out / "strong.db"
-    for suite in (person, strong):  # built afresh: a suite left by an earlier run may hold
-        fresh(suite)  # another recording's cases or an older code's controls
+    strong = {name: args.out / f"{name}.db" for name in STRONG_RECORDINGS}
+    for suite in (person, *strong.values()):  # built afresh: a suite left by an earlier run
+        fresh(suite)  # may hold another recording's cases or an older code's controls
     if args.questions:
         print_questions(spec, person, cache, args.cases, args.review)
         return 0
@@ -422,11 +471,12 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"operators: {len(missing)} question(s) have no recorded answer (--questions)")
     if args.record_strong:
-        return 0 if strong_suite(spec, strong, args.strong_cache, record=True) else 1
-    if strong_suite(spec, strong, args.strong_cache):
-        suites["strong"] = strong
-    else:
-        print(f"strong: no recording at {args.strong_cache}; skipped")
+        return 0 if strong_suite(spec, strong["strong"], args.strong_cache, record=True) else 1
+    for name, recording in STRONG_RECORDINGS.items():
+        if strong_suite(spec, strong[name], recording):
+            suites[name] = strong[name]
+        else:
+            print(f"{name}: no recording at {recording}; skipped")
     results, human = {}, {}
     for name, suite in suites.items():
         sane("execute", str(suite), "--trust-suite-code")
@@ -450,6 +500,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     for name, suite in suites.items():
         summary[name]["floor_sensitivity"] = floor_sensitivity(name, suite, human)
+    if {"strong", "strong_b"} <= set(suites):
+        summary["reproducibility"] = reproducibility(suites["strong"], suites["strong_b"])
     print(json.dumps(summary))
     return 0
 
