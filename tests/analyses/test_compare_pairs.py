@@ -36,7 +36,7 @@ def test_two_targets_get_a_verdict_per_pair_and_no_undefined_rank_agreement(suit
         "careful beats lazy in both suites",
         "neither careful nor lazy beats the other in either suite",
     }
-    console = Console(width=200, record=True, file=io.StringIO())
+    console = Console(width=320, record=True, file=io.StringIO())
     for table in comparison_tables(result):
         console.print(table)
     text = console.export_text()
