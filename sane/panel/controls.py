@@ -165,12 +165,18 @@ def mirrored_recipe(recipe: Recipe) -> Recipe | None:
     """The recipe claiming the opposite direction, or None when no such contradiction exists.
 
     Its id is the recipe's own: the panel must not be able to tell the two apart
-    by anything but the claimed direction. It is stored under `mirror_id`.
+    by anything but the claimed direction. It is stored under `mirror_id`. Its variant
+    roles are listed as the recipe's are, relative to its relation: a series the mirror
+    reverses is listed reversed, since a recipe writer lists a series' roles in its order,
+    and a mirror whose "Variants:" line ran against its own prediction told a reader which
+    of the two it was (a strong model's reader noticed, on a QAGS suite).
     """
     flipped = mirror(recipe.relation)
     if not kind_of(recipe.relation).mirror_contradicts or flipped == recipe.relation:
         return None
-    return recipe.model_copy(update={"relation": flipped})
+    moved = dict(zip(recipe.relation.roles(), flipped.roles(), strict=True))
+    roles = [moved.get(role, role) for role in recipe.variant_roles]
+    return recipe.model_copy(update={"relation": flipped, "variant_roles": roles})
 
 
 # Positive controls: an instruction and code that carries it out exactly, so the right

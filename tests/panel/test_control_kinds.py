@@ -122,3 +122,19 @@ def test_a_recipe_asking_for_the_same_edit_in_other_words_is_no_decoy() -> None:
     assert controls.decoy(mine, case, [mine, same_capability]) is None  # one ability, one edit
     fake, _ = controls.decoy(mine, case, [mine, twin, same_capability, other])
     assert fake.instruction == other.instruction
+
+
+def test_a_mirror_lists_its_series_as_the_recipe_lists_its_own() -> None:
+    """A recipe writer lists a series' roles in the series' order; a mirror that reversed the
+    series but not the "Variants:" line ran against its own prediction, which told a reader
+    it was the mirror (a strong model's reader noticed). Roles outside the relation stay."""
+    recipe = Recipe(id="rec-6-1", capability_id="cap-6", requirement="calibration", name="ladder",
+                    instruction="Write a worse and a worst version.",
+                    variant_roles=["worst", "worse", "original", "note"],
+                    relation={"kind": "ordered", "series": ["worst", "worse", "original"]},
+                    rationale="")  # fmt: skip
+    mirror = controls.mirrored_recipe(recipe)
+    assert mirror.relation.series == ["original", "worse", "worst"]
+    assert mirror.variant_roles == ["original", "worse", "worst", "note"]
+    pair = controls.mirrored_recipe(RECIPES[0])
+    assert pair.relation.kind == "increase" and pair.variant_roles == ["original", "perturbed"]
