@@ -39,10 +39,10 @@ NOT_SHOWN_BETTER = "not shown better than a scorer that never moves"
 HIGH_CONSTANT_SHARE = 0.5  # above this share of passes by the constant scorer, warn
 DEFAULT_SCORE_MEANING = (
     "Default score: the balanced accuracy over the cases that need the score to move (a "
-    "scorer that never moves from the target's own level fails them) and the cases that need "
-    "it to hold still (it passes them), requirements and families weighed evenly within "
-    "each; a scorer that never moves gets 0.5. Its 95% interval, then the discriminating "
-    "cases in brackets"
+    "scorer that never moves from the target's typical score, its median on the examples, "
+    "fails them) and the cases that need it to hold still (it passes them), requirements and "
+    "families weighed evenly within each; a scorer that never moves gets 0.5. Its 95% "
+    "interval, then the discriminating cases in brackets"
 )
 
 
