@@ -33,25 +33,25 @@ def comparison_tables(result: SuiteComparison) -> list[Table]:
     )
     for column in (
         "target",
-        "profile MAE",
-        "pass-rate profile MAE",
-        "requirements",
         "default score A",
         "default score B",
         "pass rate A",
         "pass rate B",
+        "profile MAE",
+        "pass-rate profile MAE",
+        "requirements",
     ):
         profiles.add_column(column)
     for name, target in result.targets.items():
         profiles.add_row(
             name,
-            _fmt(target.profile.mae),
-            _fmt(target.pass_rate_profile.mae),
-            ", ".join(target.profile.requirements) or "-",
             _fmt(target.default_score_a),
             _fmt(target.default_score_b),
             _fmt(target.pass_rate_a),
             _fmt(target.pass_rate_b),
+            _fmt(target.profile.mae),
+            _fmt(target.pass_rate_profile.mae),
+            ", ".join(target.profile.requirements) or "-",
         )
     profiles.caption = f"mean profile MAE {_fmt(result.mean_profile_mae)}"
     tables = [profiles]
