@@ -18,11 +18,16 @@ if TYPE_CHECKING:
 
 
 def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    # + 0.0: a bound of -0.0004 prints as 0.000, not as -0.000 (which read as "below zero")
+    return "-" if value is None else f"{round(value, 3) + 0.0:.3f}"
 
 
 def _fmt_ci(ci: tuple[float, float] | None) -> str:
-    return "-" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+    return "-" if ci is None else f"[{_fmt(ci[0])}, {_fmt(ci[1])}]"
+
+
+def _fmt_p(p: float | None) -> str:
+    return "p=-" if p is None else "p<0.001" if p < 0.001 else f"p={_fmt(p)}"
 
 
 def comparison_tables(result: SuiteComparison) -> list[Table]:
@@ -97,14 +102,14 @@ def _pair_cell(pair: Comparison | None) -> str:
     """One suite's paired test of a pair: the difference, its interval, the Holm p."""
     if pair is None or pair.difference is None:
         return "-"
-    return f"{pair.difference:+.3f} {_fmt_ci(pair.difference_ci)} p={_fmt(pair.p_adjusted)}"
+    return f"{pair.difference:+.3f} {_fmt_ci(pair.difference_ci)} {_fmt_p(pair.p_adjusted)}"
 
 
 def pairs_table(result: SuiteComparison) -> Table:
     """Does A still beat B? Per pair, each suite's paired test and the verdict."""
     table = Table(title="Does one target still beat another? (paired, on the cases both judged)")
-    columns = ("pair", "suite A: default score A - B [95% CI] Holm p", "suite B", "verdict",
-               "by pass rate")  # fmt: skip
+    columns = ("first vs. second target", "in suite A: default score, first - second [95% CI] p",
+               "in suite B: the same", "verdict (default score)", "verdict by pass rate")  # fmt: skip
     for column in columns:
         table.add_column(column)
     for pair in result.pairs:
@@ -116,9 +121,12 @@ def pairs_table(result: SuiteComparison) -> Table:
             pair.pass_rate_verdict,
         )
     table.caption = (
-        "beats: a significantly higher default score on the cases both judged (paired "
-        "sign-flip test, Holm-adjusted over the suite's pairs, 5%: the test the ranking's ranks "
-        "rest on); by pass rate: McNemar's exact test, Holm-adjusted, 5%"
+        "beats: a significantly higher default score on the cases both judged, by the paired "
+        "sign-flip test each suite's ranking rests on (p Holm-adjusted over the suite's pairs, "
+        "5%; the interval is the paired bootstrap's, not adjusted, so it can leave out 0 where "
+        "p is large); not separated: no significant difference. Verdict by pass rate: "
+        "McNemar's exact test of the pass rates, Holm-adjusted, 5%; it can differ, since the "
+        "pass rate counts every case alike and a scorer that never moves passes many of them"
     )
     return table
 

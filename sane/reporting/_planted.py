@@ -41,8 +41,8 @@ DEFAULT_SCORE_MEANING = (
     "Default score: the balanced accuracy over the cases that need the score to move (a "
     "scorer that never moves from the target's typical score, its median on the examples, "
     "fails them) and the cases that need it to hold still (it passes them), requirements and "
-    "families weighed evenly within each; a scorer that never moves gets 0.5. Its 95% "
-    "interval, then the discriminating cases in brackets"
+    "families weighed evenly within each class; a scorer that never moves gets 0.5, so "
+    "below 0.5 is worse than one. Its 95% interval, then the discriminating cases in brackets"
 )
 
 
