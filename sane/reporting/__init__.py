@@ -28,6 +28,7 @@ _EXPORTS = {
     "LiveOptions": "sane.reporting._html",
     "DEFAULT_SCORE_MEANING": "sane.reporting._planted",
     "NOT_SHOWN_BETTER": "sane.reporting._planted",
+    "SHOWN_WORSE": "sane.reporting._planted",
     "planted_notes": "sane.reporting._planted",
     "PlantedTargets": "sane.reporting._planted",
     "RankingEntry": "sane.reporting._models",
@@ -54,6 +55,7 @@ _EXPORTS = {
 __all__ = [
     "DEFAULT_SCORE_MEANING",
     "NOT_SHOWN_BETTER",
+    "SHOWN_WORSE",
     "CallSummary",
     "CallTotals",
     "CapabilitySummary",

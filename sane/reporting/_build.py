@@ -63,6 +63,7 @@ from sane.reporting._models import (
 from sane.reporting._planted import (
     CONSTANT,
     NOT_SHOWN_BETTER,
+    SHOWN_WORSE,
     PlantedTargets,
     case_outcomes,
     default_scores,
@@ -1039,9 +1040,14 @@ def _findings(context: ReportContext) -> Findings:
     )  # fmt: skip
     planted = context.planted_targets
     flagged = set(planted.not_shown_better) if planted else set()
+    worse = set(planted.shown_worse) if planted else set()
+
+    def flag(target: str) -> str:
+        return SHOWN_WORSE if target in worse else NOT_SHOWN_BETTER
+
     targets = [
         t.model_copy(
-            update={"headline": f"{t.target}: {NOT_SHOWN_BETTER} ({CONSTANT}). {t.headline}"}
+            update={"headline": f"{t.target}: {flag(t.target)} ({CONSTANT}). {t.headline}"}
         )
         if t.target in flagged
         else t

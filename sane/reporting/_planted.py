@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 CONSTANT = "null-constant"  # sane.scorers.null_scorers.CONSTANT (reporting never imports scorers)
 NOT_SHOWN_BETTER = "not shown better than a scorer that never moves"
+SHOWN_WORSE = "shown worse than a scorer that never moves"
 HIGH_CONSTANT_SHARE = 0.5  # above this share of passes by the constant scorer, warn
 DEFAULT_SCORE_MEANING = (
     "Default score: the balanced accuracy over the cases that need the score to move (a "
@@ -66,6 +67,9 @@ class PlantedTargets(Record):
     constant_pass_share: float | None = None
     # candidates no paired test shows better than the constant scorer
     not_shown_better: list[str] = Field(default_factory=list)
+    # of those, the ones the ranking's test (default scores, paired sign-flip) shows worse
+    # than it: they move where they should not, or against the criterion
+    shown_worse: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -165,7 +169,7 @@ def planted_targets(context: ReportContext) -> PlantedTargets | None:
         )
     constant = _passed([e for e in runs if e.target == CONSTANT])
     share = sum(constant.values()) / len(constant) if constant else None
-    flagged = []
+    flagged, worse = [], []
     if constant:
         outcomes = context.case_outcomes
         for name in sorted(n for n, rate in rates.items() if rate is not None):
@@ -181,6 +185,8 @@ def planted_targets(context: ReportContext) -> PlantedTargets | None:
             )  # fmt: skip
             if name not in (pair.better, scored.better):
                 flagged.append(name)
+                if scored.better == CONSTANT:
+                    worse.append(name)
     warnings = []
     if share is not None and share > HIGH_CONSTANT_SHARE:
         warnings.append(
@@ -189,7 +195,11 @@ def planted_targets(context: ReportContext) -> PlantedTargets | None:
             "that never moves gets 0.5) and the null scorers' places"
         )
     return PlantedTargets(
-        scorers=scorers, constant_pass_share=share, not_shown_better=flagged, warnings=warnings
+        scorers=scorers,
+        constant_pass_share=share,
+        not_shown_better=flagged,
+        shown_worse=worse,
+        warnings=warnings,
     )
 
 
@@ -201,6 +211,11 @@ def planted_notes(planted: PlantedTargets | None) -> list[str]:
     notes = []
     if planted.not_shown_better:
         notes.append(f"{NOT_SHOWN_BETTER}: " + ", ".join(planted.not_shown_better))
+    if planted.shown_worse:
+        notes.append(
+            f"{SHOWN_WORSE} (its default score significantly lower): "
+            + ", ".join(planted.shown_worse)
+        )
     places = "; ".join(
         f"{s.target} would rank {s.place_by_pass_rate or '-'} by pass rate and "
         f"{s.place_by_default_score or '-'} by default score, of {s.candidates + 1}"

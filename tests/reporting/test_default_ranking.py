@@ -205,3 +205,27 @@ def test_compare_asks_whether_the_rankings_conclusion_reproduces_not_the_pass_ra
     rates = {n: t.pass_rate_a for n, t in result.targets.items()}
     assert sorted(scores, key=scores.get) == ["constant", "rival", "judge"]
     assert sorted(rates, key=rates.get) == ["rival", "judge", "constant"]
+
+
+def test_a_target_the_ranking_test_shows_below_the_planted_constant_is_said_to_be_worse(kit):
+    """Not shown better is the weaker finding; a target whose default score the sign-flip test
+    shows below a scorer that never moves (it breaks what must hold and misses what must
+    move) is said to be worse than one, first in its headline and under every ranking."""
+    from pathlib import Path
+
+    from sane.reporting import SHOWN_WORSE, planted_notes
+    from sane.scorers.null_scorers import CONSTANT, null_targets
+    from sane.scorers.suite_targets import frozen
+
+    snapshot = _suite(kit, {CONSTANT: (0, 0), "judge": (20, 19), "flat": (10, 2),
+                            "inverted": (60, 0)})  # fmt: skip
+    planted = [frozen(c, Path("."), "planted") for c in null_targets() if c.name == CONSTANT]
+    report = build_report(snapshot.model_copy(update={"targets": planted}))
+    assert report.planted_targets.not_shown_better == ["flat", "inverted"]
+    # 0.125 against 0.5; "flat" (0.4875) is not separated from the constant either way
+    assert report.planted_targets.shown_worse == ["inverted"]
+    headlines = {t.target: t.headline for t in report.findings.targets}
+    assert headlines["inverted"].startswith(f"inverted: {SHOWN_WORSE} ({CONSTANT}).")
+    assert headlines["flat"].startswith("flat: not shown better")
+    assert any(line.startswith(SHOWN_WORSE) for line in planted_notes(report.planted_targets))
+    assert SHOWN_WORSE in render_markdown(report)
