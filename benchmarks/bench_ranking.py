@@ -410,18 +410,20 @@ def reproducibility(a: Path, b: Path) -> dict:
     from sane.analyses.reproducibility import compare_suites
 
     result = compare_suites(a, b, similarity="lexical")
-    verdicts = [p.verdict for p in result.pairs]
-    separated = [v for v in verdicts if " beats " in v]
+    # each pair's winner in either suite by the ranking's test (None: not separated there)
+    winners = [
+        tuple(c.better if c is not None else None for c in (p.in_a, p.in_b)) for p in result.pairs
+    ]
     out = {
         "kendall_default_score": result.ranking_agreement.kendall,
         "spearman_default_score": result.ranking_agreement.spearman,
         "spearman_default_score_ci": result.ranking_agreement.spearman_ci,
         "kendall_pass_rate": result.pass_rate_agreement.kendall,
         "spearman_pass_rate": result.pass_rate_agreement.spearman,
-        "pairs": len(verdicts),
-        "pairs_separated_in_both": sum(v.endswith("in both suites") for v in separated),
-        "pairs_separated_in_one": sum(" only in suite " in v for v in separated),
-        "pairs_disagreeing": sum(v.endswith("the suites disagree") for v in verdicts),
+        "pairs": len(winners),
+        "pairs_separated_in_both": sum(x is not None and x == y for x, y in winners),
+        "pairs_separated_in_one": sum((x is None) != (y is None) for x, y in winners),
+        "pairs_disagreeing": sum(x is not None and y is not None and x != y for x, y in winners),
         "recipes_with_counterpart": [result.recipes.a_fraction, result.recipes.b_fraction],
     }
     print(f"\n== reproducibility (sane compare {a.name} {b.name}): the default scores' "
