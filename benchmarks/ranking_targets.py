@@ -43,7 +43,13 @@ def trigram_precision(record: dict[str, str]) -> float:
 
 
 def entity_precision(record: dict[str, str]) -> float:
-    """The share of the summary's numbers and capitalised words (names) found in the source."""
+    """The share of the summary's numbers and capitalised words (names) found in the source.
+
+    On QAGS it reads little more than numbers: the text is lower-cased except where a sentence
+    starts (names too: "says author sarah flower"), so its capitalised words are sentence
+    openers. It scores 1.0 on 74% of the CNN/DM summaries and 89% of the XSum ones: close to a
+    scorer that never moves, which its human agreement (+0.08) and its default scores (about
+    0.5, not shown better than the constant scorer) both say."""
     source = set(_tokens(record["source"]))
     marked = [w for w in record["summary"].split() if w[:1].isupper() or w[:1].isdigit()]
     found = [w.lower().strip(".,'") in source for w in marked[1:]]  # the first word is a capital

@@ -248,7 +248,7 @@ def verify_code(target: Any, suite: str) -> None:
             suite,
             f"targets.{config.name}",
             f"its module '{module}' is not importable here; put {module.split('.')[0]}.py "
-            "(the file the suite recorded) on PYTHONPATH, or give its spec with --spec",
+            f"(the file the suite recorded) on PYTHONPATH, or {_declare(suite)}",
         )
     if target.code_sha256 is None or found != target.code_sha256:
         where = module_file(str(config.ref))
@@ -257,9 +257,17 @@ def verify_code(target: Any, suite: str) -> None:
             suite,
             f"targets.{config.name}",
             f"its module file ({where or 'not found'}, sha256 {(found or 'none')[:12]}) is not "
-            f"the one this suite recorded (sha256 {recorded}); give its spec with --spec to "
-            "declare it on this run",
+            f"the one this suite recorded (sha256 {recorded}): the suite's results are another "
+            f"version's; {_declare(suite)} (an edited module is a new definition, measured "
+            "again)",
         )
+
+
+def _declare(suite: str) -> str:
+    """The way out every command can name: `sane rank` and the other readers of a suite run
+    its code targets but take no spec; `sane execute --spec` declares them, and its results
+    are then those of the code that is here."""
+    return f"declare it with `sane execute {suite} --spec SPEC` (the spec that defines it)"
 
 
 def refuse_library_code(ref: str, field: str, suite: str) -> None:
@@ -271,7 +279,7 @@ def refuse_library_code(ref: str, field: str, suite: str) -> None:
             suite,
             field,
             f"'{ref}' belongs to {owner} ({where}), not to a module of your own; "
-            "--trust-suite-code runs only your own modules: give a spec with --spec to run it",
+            f"--trust-suite-code runs only your own modules; {_declare(suite)}",
         )
 
 

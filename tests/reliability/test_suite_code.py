@@ -268,3 +268,34 @@ def test_a_spec_given_on_this_run_may_name_an_installed_package(tiny: Path) -> N
     assert code == 0, err
     code, _, err = _execute(tiny, "--spec", tiny / "spec.yaml")
     assert code == 0, err
+
+
+def test_rank_against_labels_refuses_an_edited_module_and_names_the_way_out(
+    authored: Path,
+) -> None:
+    """`sane rank --human-data` runs the targets too, but takes no spec: its refusal names the
+    command that declares the code that is here (it once said "--spec", which rank lacks), and
+    following it makes the ranking run on the results of that code."""
+    code, _, err = _execute(authored, "--trust-suite-code")
+    assert code == 0, err
+    labelled = authored / "labelled.jsonl"
+    labelled.write_text("".join(
+        json.dumps({"source": f"Source {i}.", "summary": f"Summary {i}.", "label": i % 3})
+        + "\n" for i in range(6)
+    ))  # fmt: skip
+    rank = ("rank", authored / "suite.db", "--trust-suite-code", "--human-data", labelled,
+            "--label-field", "label", "--target", "author")  # fmt: skip
+    module = authored / "author_code" / "author_targets.py"
+    module.write_text(module.read_text() + "\n# edited\n")
+    _forget(authored)
+    code, _, err = cli(*rank)
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "is not the one this suite recorded" in err
+    assert f"sane execute {authored / 'suite.db'} --spec SPEC" in err
+    assert "author_targets" not in sys.modules and not (authored / "called").exists()
+    code, _, err = _execute(authored, "--spec", authored / "spec.yaml")
+    assert code == 0, err
+    _forget(authored)
+    code, out, err = cli(*rank)
+    assert code == 0, err
+    assert "author" in out and (authored / "called").exists()
