@@ -225,6 +225,9 @@ class Case(Record):
     variants: dict[str, str]
     notes: str = ""
     error: str | None = None
+    # the case writer's reason where the recipe does not apply to this example (no number
+    # to change, no hedge to remove): the case stays unrealised, never put to the panel
+    not_applicable: str | None = None
 
 
 # ------------------------------------------------------------------- oracle panel

@@ -149,15 +149,44 @@ class VariantDraft(BaseModel):
 
 
 class CaseDraft(BaseModel):
-    variants: list[VariantDraft] = Field(min_length=1)
+    """A case writer's reply: a text per asked role, or, where the example has nothing the
+    recipe's instruction can change (no number to shift, no hedged claim to make certain),
+    the reason it declines. A writer made to answer anyway copied the text unchanged or made
+    another edit than the recipe's, which a panel may accept as the recipe's case (15 of 29
+    notes of the strong-model readers of the QAGS suites)."""
+
+    variants: list[VariantDraft] = Field(default_factory=list)
     notes: str = ""
+    not_applicable: str | None = None
+
+    @classmethod
+    def asked(cls) -> tuple[str, ...] | None:
+        """The roles `case_draft` asks for (None on the base model: any role)."""
+        role_field = cls.model_fields["variants"].annotation.__args__[0].model_fields["role"]  # type: ignore[union-attr]
+        return getattr(role_field.annotation, "__args__", None)
+
+    @model_validator(mode="after")
+    def _texts_or_a_reason(self) -> CaseDraft:
+        if self.declined:
+            self.variants = []  # texts beside a refusal are not the recipe's case
+            return self
+        missing = sorted(set(self.asked() or ()) - {v.role for v in self.variants})
+        if not self.variants or missing:
+            raise ValueError(
+                f"give a text for every role{f' (missing: {missing})' if missing else ''}, "
+                "or 'not_applicable' with the reason the recipe does not apply"
+            )
+        return self
+
+    @property
+    def declined(self) -> bool:
+        return bool(self.not_applicable and self.not_applicable.strip())
 
     @model_validator(mode="before")
     @classmethod
     def _drop_unasked_roles(cls, data: Any) -> Any:
         """Texts for roles nobody asked for (often "original") are dropped, not an error."""
-        role_field = cls.model_fields["variants"].annotation.__args__[0].model_fields["role"]  # type: ignore[union-attr]
-        asked = getattr(role_field.annotation, "__args__", None)
+        asked = cls.asked()
         if (
             asked is None
             or not isinstance(data, dict)
@@ -183,5 +212,5 @@ def case_draft(roles: tuple[str, ...]) -> type[CaseDraft]:
     return create_model(
         "CaseDraft",
         __base__=CaseDraft,
-        variants=(list[variant], Field(min_length=len(roles), max_length=len(roles))),  # type: ignore[valid-type]
+        variants=(list[variant], Field(default_factory=list, max_length=len(roles))),  # type: ignore[valid-type]
     )

@@ -47,7 +47,9 @@ async def instantiate_case(
     examples: list[Example],
     config: RunConfig,
 ) -> Case:
-    """Ask for the variants; a missing role makes the case unrealised, not invented.
+    """Ask for the variants; a missing role makes the case unrealised, not invented, and so
+    does a writer's "not applicable" (the example has nothing the recipe can change), with
+    its reason.
 
     A recipe with a ``transform`` gets its variants from code, not from the model.
     """
@@ -84,6 +86,9 @@ async def instantiate_case(
         )
     except LLMError as exc:
         return Case(**base, variants={}, error=str(exc))
+    if draft.declined:
+        return Case(**base, variants=original, notes=draft.notes,
+                    not_applicable=" ".join(str(draft.not_applicable).split()))  # fmt: skip
     variants = original | {v.role: v.text for v in draft.variants}
     missing = [role for role in recipe.variant_roles if role not in variants]
     error = f"model gave no text for roles {missing}" if missing else None

@@ -29,7 +29,7 @@ from sane.records import Case, Decision, PanelDecision, Question, SuiteSnapshot
 from sane.reporting.formatting import markdown_environment
 from sane.stats import pass_rate_ci
 from sane.validators.families import aligned_recipe_ids, count_family, panel_decisions
-from sane.validators.guards import guarded_cases
+from sane.validators.guards import guarded_cases, usable
 
 
 class Agreement(Record):
@@ -200,7 +200,7 @@ def _expected(
             probability[Question.realization](case.id)
             * probability[Question.applicability](case.id)
             for case in by_recipe.get(recipe.id, [])
-            if case.error is None
+            if usable(recipe, case)  # never put to the panel: no chance to count
         ]
         per_family.append(probability[Question.alignment](recipe.id) * _tail(cases, tau))
     values = np.array(per_family)

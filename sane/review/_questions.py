@@ -130,8 +130,8 @@ def review_questions(
         add_controls(recipe.id)
     for case in snapshot.cases:
         recipe = recipes.get(case.recipe_id)
-        if recipe is None or case.error or not case.variants:
-            continue  # a case that was never written has nothing to judge
+        if recipe is None or case.error or case.not_applicable or not case.variants:
+            continue  # a case that was never written (or declined) has nothing to judge
         # every written case, decided by the panel or not (sequential decisions skip the
         # rest of a family once it cannot reach tau: a person may still decide them)
         for question in (Question.realization, Question.applicability):

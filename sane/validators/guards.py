@@ -13,7 +13,9 @@ judged by it too):
 - a case is **rejected** when a variant that must differ from another (the
   perturbed text from the original, a series level from the next) is the same
   text (after normalising whitespace and case where the relation predicts a
-  score change): such a case can only produce a fault where nothing changed.
+  score change): such a case can only produce a fault where nothing changed;
+  and a case its writer **declined** (the recipe does not apply to the example:
+  no number to change) is counted beside them, never put to the panel.
 
 Each guard has a name; the report counts its hits under `validity.guards`.
 """
@@ -78,6 +80,8 @@ GUARD_TEXT = {
     "recipe_no_op": "recipes rejected: the instruction changes nothing",
     "recipe_duplicate": "recipes rejected: a repeat of an earlier recipe",
     "case_no_op": "cases rejected: variants that must differ are the same text",
+    "case_not_applicable": "cases declined by their writer: the recipe does not apply to the "
+    "example",
 }
 
 
@@ -175,7 +179,11 @@ def recipe_rejections(recipes: Iterable[Recipe]) -> dict[str, tuple[str, str]]:
 
 
 def case_rejection(recipe: Recipe, case: Case) -> tuple[str, str] | None:
-    """(guard, reason) when a case cannot test its relation; None when it can."""
+    """(guard, reason) when a case cannot test its relation; None when it can. A case its
+    writer declined (the example has nothing the recipe can change) is counted here too, so
+    that every count of cases not put to the panel reads one rule (`usable`)."""
+    if case.not_applicable:
+        return ("case_not_applicable", f"not applicable: {case.not_applicable}")
     # A relation that predicts a score change needs a change that can matter: whitespace and
     # case alone do not count. One that predicts no change (invariant, no_increase,
     # no_decrease) may be testing exactly such a change, so only the same bytes are a no-op.

@@ -33,7 +33,7 @@ def test_each_agent_prompt_ends_with_its_replys_fields(calls):
         last = call.prompt[-1]["content"].splitlines()[-1]
         assert last.startswith("Return {"), (call.task, last)
         schema = call.schema.model_json_schema()
-        for field in schema["required"]:
+        for field in schema["properties"]:  # the optional ones too: a case writer's decline
             assert f'"{field}"' in last, (call.task, field)
 
 

@@ -12,6 +12,7 @@ from sane.api import report_html
 from sane.llm import LLMSettings
 from sane.records import Question, Requirement
 from sane.reporting import render_markdown
+from sane.review import review_questions
 from sane.suites.store import SuiteStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -43,6 +44,8 @@ def test_guards_repair_reject_and_count_and_the_panel_never_sees_rejections(work
         alignment = store.decisions(Question.alignment)
         realization = store.decisions(Question.realization)
         executed = {e.case_id for e in store.executions()}
+        (declined,) = [c for c in store.cases("rec-2-1") if c.index == 1]
+        snapshot = store.snapshot()
     finally:
         store.close()
     # repaired before storing
@@ -54,17 +57,24 @@ def test_guards_repair_reject_and_count_and_the_panel_never_sees_rejections(work
     # the no-op case is never voted on and never executed
     assert "rec-1-1/case-0" not in realization
     assert "rec-1-1/case-0" not in executed and "rec-1-1/case-1" in executed
+    # nor is a case its writer declined, which keeps its reason and no invented text
+    assert declined.not_applicable == "the summary makes one claim and leaves nothing to contradict"
+    assert set(declined.variants) == {"original"} and declined.error is None
+    assert "rec-2-1/case-1" not in realization and "rec-2-1/case-1" not in executed
+    assert "rec-2-1/case-0" in executed
+    assert not [q for q in review_questions(snapshot) if q.subject_id == "rec-2-1/case-1"]
 
     report = sane.report(suite)
     assert report.validity.guards == {
         "case_no_op": 1,
+        "case_not_applicable": 1,
         "recipe_duplicate": 1,
         "recipe_no_op": 1,
         "requirement_refiled": 2,  # rec-2-2 too, before it was merged
     }
     assert report.validity.candidate_recipes == 4
     assert report.validity.aligned_recipes == 2
-    assert report.validity.realized_cases == 5  # 6 cases, the no-op one is not realized
+    assert report.validity.realized_cases == 4  # of 6: neither the no-op nor the declined
     assert not report.warnings  # the stored families agree with the recomputed ones
     # a yes-always panel accepts every planted known-wrong item, and the report says so
     controls = report.validity.controls
