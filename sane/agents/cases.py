@@ -19,6 +19,19 @@ def example_for(recipe_seq: int, case_index: int, n_examples: int) -> int:
     return (recipe_seq * 7 + case_index) % n_examples
 
 
+def examples_to_try(recipe_seq: int, case_index: int, n_cases: int, n_examples: int) -> list[int]:
+    """The examples a recipe's case is written from, in order: its own (`example_for`), then,
+    while its writer declines (the recipe does not apply to the example), every
+    `n_cases`-th example after it that no case of the recipe starts on. So a recipe that
+    fits only some examples still gets its cases from those, two of its cases never share an
+    example, and none is tried twice (a repeated example is not more evidence)."""
+    start = example_for(recipe_seq, 0, n_examples)
+    later = range(case_index + n_cases, n_examples, n_cases)
+    return [example_for(recipe_seq, case_index, n_examples)] + [
+        (start + k) % n_examples for k in later
+    ]
+
+
 def written_roles(recipe: Recipe) -> tuple[str, ...]:
     """The variant roles a model writes for a recipe's case (the original is copied)."""
     return tuple(role for role in recipe.variant_roles if role != "original")
@@ -47,18 +60,43 @@ async def instantiate_case(
     examples: list[Example],
     config: RunConfig,
 ) -> Case:
-    """Ask for the variants; a missing role makes the case unrealised, not invented, and so
-    does a writer's "not applicable" (the example has nothing the recipe can change), with
-    its reason.
+    """Ask for the variants; a missing role makes the case unrealised, not invented. Where
+    the writer says the recipe does not apply to the example (nothing it can change), the
+    case is written from the next example it may use (`examples_to_try`), and stays
+    unrealised with the writer's reason when none is left; the examples declined are named
+    in its notes.
 
     A recipe with a ``transform`` gets its variants from code, not from the model.
     """
-    example_index = example_for(recipe_seq, case_index, len(examples))
-    example = examples[example_index]
     case_id = f"{recipe.id}/case-{case_index}"
     if recipe.transform is not None:
         start = example_for(recipe_seq, 0, len(examples))
         return _transformed_case(spec, recipe, case_id, case_index, start, examples)
+    declined: list[str] = []
+    for example_index in examples_to_try(recipe_seq, case_index, config.cases, len(examples)):
+        case = await _written_case(llm, spec, recipe, case_id, case_index, example_index,
+                                   examples, config)  # fmt: skip
+        if case.not_applicable is None:
+            break
+        declined.append(f"example {example_index}: {case.not_applicable}")
+    if declined and (case.not_applicable is None or len(declined) > 1):
+        tried = "; ".join(declined if case.not_applicable is None else declined[:-1])
+        case = case.model_copy(update={"notes": f"declined first ({tried}). {case.notes}".strip()})
+    return case
+
+
+async def _written_case(
+    llm: LLMClient,
+    spec: ScorerSpec,
+    recipe: Recipe,
+    case_id: str,
+    case_index: int,
+    example_index: int,
+    examples: list[Example],
+    config: RunConfig,
+) -> Case:
+    """One try at the case: the writer's variants from one example, or its decline."""
+    example = examples[example_index]
     base = {
         "id": case_id,
         "recipe_id": recipe.id,
