@@ -42,6 +42,7 @@ from scipy.stats import kendalltau, spearmanr
 
 from sane.records import Verdict
 from sane.relations import check_relation, mirror
+from sane.relations._kind import NEVER_MOVING_LEVELS
 from sane.reporting._build import ReportContext
 from sane.stats import CaseOutcome, balanced_score
 from sane.suites.store import SuiteStore
@@ -109,7 +110,7 @@ def concordance(context: ReportContext) -> dict[str, float]:
         if mirror(relation) == relation:
             continue  # no direction: a perfect scorer and a still one pass it alike
         level = context.snapshot.levels.get(execution.target)
-        levels = [i / 20 for i in range(21)] if level is None else [level]
+        levels = NEVER_MOVING_LEVELS if level is None else (level,)
         still = ({role: [at] * 2 for role in relation.roles()} for at in levels)
         if any(_signed(relation, scores, tolerance, hib) for scores in still):
             continue  # staying at the target's level would decide it

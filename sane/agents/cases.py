@@ -75,13 +75,15 @@ async def instantiate_case(
     declined: list[str] = []
     for example_index in examples_to_try(recipe_seq, case_index, config.cases, len(examples)):
         case = await _written_case(llm, spec, recipe, case_id, case_index, example_index,
-                                   examples, config)  # fmt: skip
+                                   examples[example_index], config)  # fmt: skip
         if case.not_applicable is None:
             break
         declined.append(f"example {example_index}: {case.not_applicable}")
-    if declined and (case.not_applicable is None or len(declined) > 1):
-        tried = "; ".join(declined if case.not_applicable is None else declined[:-1])
-        case = case.model_copy(update={"notes": f"declined first ({tried}). {case.notes}".strip()})
+    earlier = declined if case.not_applicable is None else declined[:-1]  # the last: its own
+    if earlier:
+        case = case.model_copy(
+            update={"notes": f"declined first ({'; '.join(earlier)}). {case.notes}".strip()}
+        )
     return case
 
 
@@ -92,11 +94,10 @@ async def _written_case(
     case_id: str,
     case_index: int,
     example_index: int,
-    examples: list[Example],
+    example: Example,
     config: RunConfig,
 ) -> Case:
     """One try at the case: the writer's variants from one example, or its decline."""
-    example = examples[example_index]
     base = {
         "id": case_id,
         "recipe_id": recipe.id,
